@@ -1,0 +1,118 @@
+/**
+ * Ports: the narrow interfaces between the HTTP layer / ingest and the technologies behind
+ * them. Embedded adapters (file system, memory) and production adapters (S3, Redis) implement
+ * the same contracts, so the HTTP layer never changes when the backend does.
+ */
+import type { Readable } from 'node:stream';
+
+/** What the service knows about one published archive; served without touching the store. */
+export interface ArchiveMeta {
+  /** 12-digit UTC timestamp. */
+  readonly timestamp: string;
+  /** Exact byte size of the archive. */
+  readonly size: number;
+  /** Strong ETag including quotes, identical on every replica (the store's ETag). */
+  readonly etag: string;
+  /** Last modification time of the stored object. */
+  readonly lastModified: Date;
+}
+
+/** Absolute byte window inside an archive, computed by the service (never a suffix range). */
+export interface ByteWindow {
+  readonly offset: number;
+  readonly length: number;
+}
+
+/** Read side of archive storage, used by the HTTP layer. */
+export interface ArchiveStore {
+  /**
+   * Opens a stream of exactly `window.length` bytes at `window.offset`. Rejects with
+   * `NotFoundError` when the object is gone and `ServiceUnavailableError` when the store fails.
+   * Destroying the stream (or aborting `signal`) releases the underlying request or file.
+   */
+  openRange(meta: ArchiveMeta, window: ByteWindow, signal: AbortSignal): Promise<Readable>;
+  /** Resolves when the store answers; rejects otherwise. Drives `healthy` and `/readyz`. */
+  probe(): Promise<void>;
+  /** Releases clients and handles. */
+  close(): Promise<void>;
+}
+
+/** An archive object as the ingest side finds it in storage. */
+export interface StoredObject {
+  /** File or object name relative to the archive prefix. */
+  readonly name: string;
+  readonly size: number;
+  readonly etag: string;
+  readonly lastModified: Date;
+}
+
+/** Listing and head reads for ingest; the producer side of storage. */
+export interface ArchiveSource {
+  /** Every object currently stored under the archive prefix. */
+  list(): Promise<StoredObject[]>;
+  /** The first `length` bytes of an object (fewer when the object is shorter). */
+  readHead(name: string, length: number): Promise<Buffer>;
+  /** Removes an object after its timestamp left retention. */
+  remove(name: string): Promise<void>;
+}
+
+/** An immutable view of what is published, newest first. */
+export interface CatalogSnapshot {
+  /** Monotonic per-process version; changes whenever the content changes. */
+  readonly version: number;
+  /** Published timestamps, newest first, each once. */
+  readonly timestamps: readonly string[];
+  /** Metadata of a published timestamp. */
+  get(timestamp: string): ArchiveMeta | undefined;
+}
+
+/** Read side of the catalog for the HTTP layer: O(1) access to the current snapshot. */
+export interface CatalogReader {
+  current(): CatalogSnapshot;
+  /** Whether this replica's snapshot is known to match the shared index. */
+  inSync(): boolean;
+  /** Called after each snapshot change; returns an unsubscribe function. */
+  subscribe(listener: (snapshot: CatalogSnapshot) => void): () => void;
+}
+
+/** Write side of the catalog for ingest. */
+export interface CatalogWriter {
+  /** Publishes an archive; publishing an already published timestamp is a no-op. */
+  publish(meta: ArchiveMeta): Promise<boolean>;
+  /** Removes timestamps older than `cutoffMs` (epoch ms); returns the removed ones. */
+  prune(cutoffMs: number): Promise<string[]>;
+  /** Published timestamps, newest first. */
+  list(): Promise<string[]>;
+}
+
+/** Result of checking a request's credentials. */
+export type AuthDecision =
+  | { readonly outcome: 'unauthenticated'; readonly reason: 'unknown-key' | 'unknown-app' }
+  | {
+      readonly outcome: 'forbidden';
+      readonly reason: 'key-disabled' | 'app-disabled' | 'app-not-bound';
+      readonly keyId: string;
+    }
+  | { readonly outcome: 'allowed'; readonly keyId: string; readonly appId: string; readonly limit: number };
+
+/** Credential lookup. Keys are compared as SHA-256 hashes in constant time. */
+export interface KeyStore {
+  authenticate(apiKey: string, appId: string): Promise<AuthDecision>;
+  close(): Promise<void>;
+}
+
+/** Rate-limit state reported to the client in `X-RateLimit-*` headers. */
+export interface RateDecision {
+  readonly allowed: boolean;
+  readonly limit: number;
+  readonly remaining: number;
+  /** Unix seconds when the current window ends. */
+  readonly resetAtS: number;
+  /** Seconds until a retry can succeed (at least 1); meaningful when not allowed. */
+  readonly retryAfterS: number;
+}
+
+/** Per-key fixed-window limiter; one point per request that passed authorisation. */
+export interface RateLimiter {
+  consume(keyId: string, limit: number): Promise<RateDecision>;
+}

@@ -1,0 +1,63 @@
+/**
+ * Radar timestamps: 12 UTC digits `YYYYMMDDHHmm`, the public identifier of an archive.
+ * Kept pure so the HTTP layer, ingest and simulator agree on one definition.
+ */
+
+const TWELVE_DIGITS = /^[0-9]{12}$/;
+
+/** True when `value` has the SPEC shape (12 decimal digits), whatever its calendar meaning. */
+export function hasTimestampShape(value: string): boolean {
+  return TWELVE_DIGITS.test(value);
+}
+
+/**
+ * Epoch milliseconds of a timestamp, or `undefined` when it is not 12 digits or not a real
+ * UTC calendar minute (month 13, Feb 30, hour 24 are rejected, see DESIGN.md §3.1).
+ */
+export function parseTimestamp(value: string): number | undefined {
+  if (!hasTimestampShape(value)) return undefined;
+  const year = Number(value.slice(0, 4));
+  const month = Number(value.slice(4, 6));
+  const day = Number(value.slice(6, 8));
+  const hour = Number(value.slice(8, 10));
+  const minute = Number(value.slice(10, 12));
+  const ms = Date.UTC(year, month - 1, day, hour, minute);
+  const check = new Date(ms);
+  if (
+    check.getUTCFullYear() !== year ||
+    check.getUTCMonth() !== month - 1 ||
+    check.getUTCDate() !== day ||
+    check.getUTCHours() !== hour ||
+    check.getUTCMinutes() !== minute
+  ) {
+    return undefined;
+  }
+  return ms;
+}
+
+/** Formats epoch milliseconds as a UTC timestamp, truncating seconds. */
+export function formatTimestamp(epochMs: number): string {
+  const d = new Date(epochMs);
+  const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+  return (
+    pad(d.getUTCFullYear(), 4) +
+    pad(d.getUTCMonth() + 1) +
+    pad(d.getUTCDate()) +
+    pad(d.getUTCHours()) +
+    pad(d.getUTCMinutes())
+  );
+}
+
+/** Object/file name of an archive: `{YYYYMMDDHHmm}.pmtiles`. */
+export function archiveFileName(timestamp: string): string {
+  return `${timestamp}.pmtiles`;
+}
+
+const ARCHIVE_NAME = /^([0-9]{12})\.pmtiles$/;
+
+/** The timestamp named by an archive file name, or `undefined` for any other name. */
+export function timestampFromFileName(name: string): string | undefined {
+  const match = ARCHIVE_NAME.exec(name);
+  if (!match || match[1] === undefined) return undefined;
+  return parseTimestamp(match[1]) === undefined ? undefined : match[1];
+}
