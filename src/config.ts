@@ -1,0 +1,157 @@
+/**
+ * Configuration: the only module that reads the environment. `loadConfig` validates every
+ * variable of DESIGN.md §3.2 at once and returns a frozen object, so a bad deployment fails at
+ * start with one message listing every problem instead of misbehaving later.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+
+const boolFlag = z
+  .enum(['0', '1', 'true', 'false'])
+  .transform((v) => v === '1' || v === 'true');
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const schema = z.object({
+  PORT: port.default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  ADMIN_PORT: port.default(9464),
+  REDIS_URL: optionalText,
+  S3_ENDPOINT: optionalText,
+  S3_ACCESS_KEY: optionalText,
+  S3_SECRET_KEY: optionalText,
+  S3_BUCKET: z.string().min(3).default('radar'),
+  S3_PREFIX: z.string().default(''),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  RADAR_DATA_DIR: z.string().min(1).default('./data'),
+  RADAR_KEYS_FILE: optionalText,
+  RADAR_RATE_LIMIT: positiveInt.default(1200),
+  RADAR_RATE_WINDOW_S: positiveInt.default(60),
+  RADAR_STALE_AFTER_S: positiveInt.default(600),
+  RADAR_RETENTION_S: positiveInt.default(21600),
+  RADAR_SIMULATE: boolFlag.optional(),
+  RADAR_SIM_BACKFILL: z.coerce.number().int().min(1).max(1000).default(30),
+  RADAR_SIM_CADENCE_S: positiveInt.default(120),
+  RADAR_SIM_MAX_ZOOM: z.coerce.number().int().min(0).max(10).default(7),
+  RADAR_CORS_ORIGINS: z.string().min(1).default('*'),
+  RADAR_DRAIN_S: z.coerce.number().min(0).default(30),
+  RADAR_CACHE_CONTROL: z.enum(['private', 'public']).default('private'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+/** Validated, frozen service configuration. */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly adminPort: number;
+  /** True when neither Redis nor S3 is configured: single process, local adapters. */
+  readonly embedded: boolean;
+  readonly redisUrl: string | undefined;
+  readonly s3:
+    | {
+        readonly endpoint: string;
+        readonly accessKey: string;
+        readonly secretKey: string;
+        readonly bucket: string;
+        readonly prefix: string;
+        readonly region: string;
+      }
+    | undefined;
+  readonly dataDir: string;
+  /** Key file path; undefined only when keys live in Redis. */
+  readonly keysFile: string | undefined;
+  readonly rateLimit: number;
+  readonly rateWindowS: number;
+  readonly staleAfterS: number;
+  readonly retentionS: number;
+  readonly simulate: boolean;
+  readonly simulator: { readonly backfill: number; readonly cadenceS: number; readonly maxZoom: number };
+  /** `['*']` or explicit origins. */
+  readonly corsOrigins: readonly string[];
+  readonly drainS: number;
+  readonly cacheControl: 'private' | 'public';
+  readonly logLevel: string;
+}
+
+/** Thrown by `loadConfig`; the message lists every problem, one per line. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads and validates `env` (normally `process.env`). Throws `ConfigError`. */
+export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()): Config {
+  const parsed = schema.safeParse(env);
+  const problems: string[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      problems.push(`${issue.path.join('.') || '(environment)'}: ${issue.message}`);
+    }
+    throw new ConfigError(problems);
+  }
+  const e = parsed.data;
+  const s3Parts = [e.S3_ENDPOINT, e.S3_ACCESS_KEY, e.S3_SECRET_KEY];
+  if (s3Parts.some((v) => v !== undefined) && s3Parts.some((v) => v === undefined)) {
+    problems.push('S3_ENDPOINT, S3_ACCESS_KEY and S3_SECRET_KEY must be set together');
+  }
+  if (e.S3_ENDPOINT !== undefined && !/^https?:\/\/[^/]+/.test(e.S3_ENDPOINT)) {
+    problems.push('S3_ENDPOINT: must be an http(s) URL such as http://minio:9000');
+  }
+  if (e.REDIS_URL !== undefined && !/^rediss?:\/\//.test(e.REDIS_URL)) {
+    problems.push('REDIS_URL: must start with redis:// or rediss://');
+  }
+  if (e.PORT !== 0 && e.PORT === e.ADMIN_PORT) {
+    problems.push('PORT and ADMIN_PORT must differ');
+  }
+  const corsOrigins = e.RADAR_CORS_ORIGINS.split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '');
+  if (corsOrigins.includes('*') && corsOrigins.length > 1) {
+    problems.push('RADAR_CORS_ORIGINS: "*" cannot be combined with explicit origins');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const embedded = e.REDIS_URL === undefined && e.S3_ENDPOINT === undefined;
+  const keysFile =
+    e.RADAR_KEYS_FILE ?? (e.REDIS_URL === undefined ? path.join(cwd, 'keys.json') : undefined);
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    adminPort: e.ADMIN_PORT,
+    embedded,
+    redisUrl: e.REDIS_URL,
+    s3:
+      e.S3_ENDPOINT !== undefined && e.S3_ACCESS_KEY !== undefined && e.S3_SECRET_KEY !== undefined
+        ? Object.freeze({
+            endpoint: e.S3_ENDPOINT,
+            accessKey: e.S3_ACCESS_KEY,
+            secretKey: e.S3_SECRET_KEY,
+            bucket: e.S3_BUCKET,
+            prefix: e.S3_PREFIX,
+            region: e.S3_REGION,
+          })
+        : undefined,
+    dataDir: path.resolve(cwd, e.RADAR_DATA_DIR),
+    keysFile: keysFile === undefined ? undefined : path.resolve(cwd, keysFile),
+    rateLimit: e.RADAR_RATE_LIMIT,
+    rateWindowS: e.RADAR_RATE_WINDOW_S,
+    staleAfterS: e.RADAR_STALE_AFTER_S,
+    retentionS: e.RADAR_RETENTION_S,
+    simulate: e.RADAR_SIMULATE ?? embedded,
+    simulator: Object.freeze({
+      backfill: e.RADAR_SIM_BACKFILL,
+      cadenceS: e.RADAR_SIM_CADENCE_S,
+      maxZoom: e.RADAR_SIM_MAX_ZOOM,
+    }),
+    corsOrigins: Object.freeze(corsOrigins),
+    drainS: e.RADAR_DRAIN_S,
+    cacheControl: e.RADAR_CACHE_CONTROL,
+    logLevel: e.LOG_LEVEL,
+  });
+}

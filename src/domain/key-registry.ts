@@ -1,0 +1,57 @@
+/**
+ * The key and app registry and the 401/403 decision over it, independent of where the
+ * registry is stored (key file or Redis). Keys exist only as SHA-256 hashes.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { AuthDecision } from './ports';
+
+export interface AppRecord {
+  readonly id: string;
+  readonly disabled: boolean;
+}
+
+export interface KeyRecord {
+  readonly id: string;
+  /** Lower-case hex SHA-256 of the API key. */
+  readonly sha256: string;
+  readonly apps: readonly string[];
+  /** Per-key limit per window; falls back to the configured default when absent. */
+  readonly limit?: number;
+  readonly disabled: boolean;
+}
+
+export interface KeyRegistryData {
+  readonly apps: readonly AppRecord[];
+  readonly keys: readonly KeyRecord[];
+}
+
+/** Hex SHA-256 of an API key: the only form in which a key is stored or compared. */
+export function hashApiKey(apiKey: string): string {
+  return createHash('sha256').update(apiKey, 'utf8').digest('hex');
+}
+
+export interface KeyRegistry {
+  decide(apiKey: string, appId: string): AuthDecision;
+}
+
+/** Indexes registry data for O(1) decisions; `defaultLimit` applies to keys without one. */
+export function createKeyRegistry(data: KeyRegistryData, defaultLimit: number): KeyRegistry {
+  const keysByHash = new Map(data.keys.map((k) => [k.sha256.toLowerCase(), k]));
+  const apps = new Map(data.apps.map((a) => [a.id, a]));
+  return {
+    decide(apiKey, appId) {
+      const hash = hashApiKey(apiKey);
+      const key = keysByHash.get(hash);
+      // The map lookup finds the candidate; the constant-time compare is the actual check.
+      if (!key || !timingSafeEqual(Buffer.from(key.sha256.toLowerCase(), 'hex'), Buffer.from(hash, 'hex'))) {
+        return { outcome: 'unauthenticated', reason: 'unknown-key' };
+      }
+      const app = apps.get(appId);
+      if (!app) return { outcome: 'unauthenticated', reason: 'unknown-app' };
+      if (key.disabled) return { outcome: 'forbidden', reason: 'key-disabled', keyId: key.id };
+      if (app.disabled) return { outcome: 'forbidden', reason: 'app-disabled', keyId: key.id };
+      if (!key.apps.includes(app.id)) return { outcome: 'forbidden', reason: 'app-not-bound', keyId: key.id };
+      return { outcome: 'allowed', keyId: key.id, appId: app.id, limit: key.limit ?? defaultLimit };
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * The error registry: one class per HTTP status the service answers with an error record.
+ * Every error carries `status`, the exact public `message` of SPEC.md (or the RFC 9110 reason
+ * phrase for statuses SPEC.md does not list) and `expose = true`; internal details stay in
+ * `cause` and never reach a response body.
+ */
+
+/** Base of every error that maps to a public error record. */
+export abstract class HttpError extends Error {
+  abstract readonly status: number;
+  readonly expose = true;
+  /** Extra response headers the status requires (e.g. `Allow`, `WWW-Authenticate`). */
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(message: string, headers: Record<string, string> = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.headers = headers;
+    this.name = new.target.name;
+  }
+}
+
+export class BadRequestError extends HttpError {
+  readonly status = 400;
+  constructor(options?: { cause?: unknown }) {
+    super('Bad Request', {}, options);
+  }
+}
+
+export class UnauthorizedError extends HttpError {
+  readonly status = 401;
+  constructor() {
+    super('Unauthorized', { 'WWW-Authenticate': 'Bearer' });
+  }
+}
+
+export class ForbiddenError extends HttpError {
+  readonly status = 403;
+  constructor() {
+    super('Forbidden');
+  }
+}
+
+export class NotFoundError extends HttpError {
+  readonly status = 404;
+  constructor(options?: { cause?: unknown }) {
+    super('Not Found', {}, options);
+  }
+}
+
+export class MethodNotAllowedError extends HttpError {
+  readonly status = 405;
+  constructor(allow: string) {
+    super('Method Not Allowed', { Allow: allow });
+  }
+}
+
+export class PreconditionFailedError extends HttpError {
+  readonly status = 412;
+  constructor() {
+    super('Precondition Failed');
+  }
+}
+
+export class RangeNotSatisfiableError extends HttpError {
+  readonly status = 416;
+  constructor(size: number) {
+    super('Range Not Satisfiable', { 'Content-Range': `bytes */${size}` });
+  }
+}
+
+export class TooManyRequestsError extends HttpError {
+  readonly status = 429;
+  constructor(retryAfterS: number) {
+    super('Too Many Requests', { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterS))) });
+  }
+}
+
+export class InternalServerError extends HttpError {
+  readonly status = 500;
+  constructor(options?: { cause?: unknown }) {
+    super('Internal Server Error', {}, options);
+  }
+}
+
+export class ServiceUnavailableError extends HttpError {
+  readonly status = 503;
+  constructor(options?: { cause?: unknown }) {
+    super('Service Unavailable', {}, options);
+  }
+}
+
+/** The JSON error record of SPEC.md for an error. */
+export function errorRecord(error: HttpError): { error: { code: number; message: string } } {
+  return { error: { code: error.status, message: error.message } };
+}

@@ -1,0 +1,61 @@
+/**
+ * `createApp(deps)`: the Koa application with every route and middleware, and nothing that
+ * touches the network itself. Tests run it over a real socket; `bin/api.ts` only wires
+ * dependencies and listens.
+ *
+ * Order of checks (DESIGN.md §3.1): CORS preflight -> method -> authentication ->
+ * authorisation -> rate limit -> validation -> lookup. Unknown paths are 404 before any auth.
+ */
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { ArchiveStore, CatalogReader, KeyStore, RateLimiter } from '../domain/ports';
+import type { StatusDocument } from '../domain/status-document';
+import { NotFoundError } from '../errors';
+import type { Logger } from '../logger';
+import { allowMethods } from './middleware/allow-methods';
+import { authenticate, type AuthFailureListener } from './middleware/authenticate';
+import { corsMiddleware } from './middleware/cors';
+import { errorHandler } from './middleware/error-handler';
+import { rateLimit } from './middleware/rate-limit';
+import { securityHeaders } from './middleware/security-headers';
+import { archiveRoute } from './routes/archive';
+import { statusRoute } from './routes/status';
+
+export interface AppDeps {
+  readonly logger: Logger;
+  readonly catalog: CatalogReader;
+  readonly store: ArchiveStore;
+  readonly keys: KeyStore;
+  readonly limiter: RateLimiter;
+  readonly statusDocument: () => StatusDocument | undefined;
+  readonly corsOrigins: readonly string[];
+  readonly cacheControl: 'private' | 'public';
+  readonly onAuthFailure?: AuthFailureListener;
+  /** Extra routes mounted before the API (e.g. the viewer); optional. */
+  readonly extraRoutes?: Router;
+}
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa();
+  // Errors are answered by errorHandler; Koa's default stderr printing would double-log.
+  app.silent = true;
+
+  const guarded = [
+    allowMethods(),
+    authenticate(deps.keys, deps.onAuthFailure),
+    rateLimit(deps.limiter),
+  ];
+  const router = new Router();
+  router.all('/status.json', ...guarded, statusRoute(deps));
+  router.all('/tiles/:timestamp.pmtiles', ...guarded, archiveRoute(deps));
+
+  app.use(errorHandler(deps.logger));
+  app.use(securityHeaders());
+  app.use(corsMiddleware(deps.corsOrigins));
+  if (deps.extraRoutes) app.use(deps.extraRoutes.routes());
+  app.use(router.routes());
+  app.use(() => {
+    throw new NotFoundError();
+  });
+  return app;
+}

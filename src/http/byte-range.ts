@@ -1,0 +1,40 @@
+/**
+ * Range selection for archives on top of `range-parser`: one satisfiable range -> 206, none
+ * satisfiable -> 416, several or a malformed header or another unit -> whole archive (RFC 9110
+ * lets a server ignore Range). Windows are absolute so the store never sees a suffix range.
+ */
+import parseRange from 'range-parser';
+import type { ByteWindow } from '../domain/ports';
+
+export type RangeSelection =
+  | { readonly kind: 'whole' }
+  | { readonly kind: 'partial'; readonly window: ByteWindow; readonly end: number }
+  | { readonly kind: 'unsatisfiable' };
+
+/**
+ * RFC 9110 §14.1.2: a suffix longer than the representation selects all of it; range-parser
+ * would call it unsatisfiable, so such suffixes are rewritten to `0-` first.
+ */
+function clampLongSuffixes(rangeHeader: string, size: number): string {
+  return rangeHeader.replace(/([=,]\s*)-(\d+)/g, (spec, separator: string, digits: string) =>
+    size > 0 && Number(digits) >= size ? `${separator}0-` : spec,
+  );
+}
+
+/** Decides what part of an archive of `size` bytes a `Range` header asks for. */
+export function selectRange(rangeHeader: string | undefined, size: number): RangeSelection {
+  if (rangeHeader === undefined) return { kind: 'whole' };
+  const parsed = parseRange(size, clampLongSuffixes(rangeHeader, size));
+  if (parsed === -2) return { kind: 'whole' };
+  if (parsed === -1) return { kind: 'unsatisfiable' };
+  if (parsed.type !== 'bytes' || parsed.length !== 1) return { kind: 'whole' };
+  const [range] = parsed;
+  if (range === undefined || !Number.isSafeInteger(range.start) || !Number.isSafeInteger(range.end)) {
+    return { kind: 'unsatisfiable' };
+  }
+  return {
+    kind: 'partial',
+    window: { offset: range.start, length: range.end - range.start + 1 },
+    end: range.end,
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * Authentication (401) then authorisation (403), before any other work: a request that fails
+ * here costs no rate-limit point and learns nothing about the resources.
+ */
+import type { Middleware } from 'koa';
+import type { KeyStore } from '../../domain/ports';
+import { ForbiddenError, UnauthorizedError } from '../../errors';
+import { parseBearer } from '../credentials';
+
+/** Identity of an authorised caller, kept on `ctx.state.caller`. */
+export interface Caller {
+  readonly keyId: string;
+  readonly appId: string;
+  readonly limit: number;
+}
+
+/** Observer for auth failures (metrics hook); reason is a fixed vocabulary. */
+export type AuthFailureListener = (reason: string) => void;
+
+export function authenticate(keys: KeyStore, onFailure: AuthFailureListener = () => {}): Middleware {
+  return async (ctx, next) => {
+    const apiKey = parseBearer(ctx.req.headers.authorization);
+    const appId = parseBearer(ctx.req.headers['x-app']);
+    if (apiKey === undefined || appId === undefined) {
+      onFailure(apiKey === undefined ? 'malformed-key' : 'malformed-app');
+      throw new UnauthorizedError();
+    }
+    const decision = await keys.authenticate(apiKey, appId);
+    if (decision.outcome === 'unauthenticated') {
+      onFailure(decision.reason);
+      throw new UnauthorizedError();
+    }
+    if (decision.outcome === 'forbidden') {
+      onFailure(decision.reason);
+      throw new ForbiddenError();
+    }
+    const caller: Caller = { keyId: decision.keyId, appId: decision.appId, limit: decision.limit };
+    ctx.state.caller = caller;
+    return next();
+  };
+}

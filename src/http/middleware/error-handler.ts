@@ -1,0 +1,71 @@
+/**
+ * Outermost middleware: turns every failure into the SPEC error record with the exact status
+ * message. Unknown errors become a logged 500 whose body reveals nothing internal.
+ */
+import type { Middleware } from 'koa';
+import {
+  BadRequestError,
+  errorRecord,
+  HttpError,
+  InternalServerError,
+  NotFoundError,
+  ServiceUnavailableError,
+} from '../../errors';
+import type { Logger } from '../../logger';
+
+/** Headers describing a representation; they never belong on an error record. */
+const REPRESENTATION_HEADERS = [
+  'content-range',
+  'etag',
+  'last-modified',
+  'cache-control',
+  'accept-ranges',
+  'content-encoding',
+  'content-disposition',
+];
+
+/** Maps foreign errors (koa, router, http-errors) onto the registry by status. */
+function toHttpError(err: unknown): HttpError {
+  if (err instanceof HttpError) return err;
+  const status = (err as { status?: unknown } | null)?.status;
+  switch (status) {
+    case 400:
+    case 413:
+    case 414:
+    case 431:
+      return new BadRequestError({ cause: err });
+    case 404:
+      return new NotFoundError({ cause: err });
+    case 503:
+      return new ServiceUnavailableError({ cause: err });
+    default:
+      return new InternalServerError({ cause: err });
+  }
+}
+
+/** Creates the error middleware; `logger` records 5xx causes. */
+export function errorHandler(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      const error = toHttpError(err);
+      if (error.status >= 500) {
+        const cause = err instanceof HttpError ? (err.cause ?? err) : err;
+        logger.error({ err: cause, path: ctx.path, method: ctx.method }, 'request failed');
+      }
+      if (ctx.headerSent || !ctx.writable) {
+        // Headers already left: the only honest signal left is to cut the connection.
+        ctx.req.socket.destroy();
+        return;
+      }
+      for (const name of REPRESENTATION_HEADERS) ctx.remove(name);
+      // Headers attached by earlier middleware (CORS keeps its own on err.headers).
+      const carried = (err as { headers?: Record<string, string> } | null)?.headers ?? {};
+      ctx.set({ ...carried, ...error.headers });
+      ctx.status = error.status;
+      ctx.set('Content-Type', 'application/json');
+      ctx.body = JSON.stringify(errorRecord(error));
+    }
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * Graceful shutdown (DESIGN.md §3.1): on SIGTERM/SIGINT readiness fails at once, listeners stop
+ * accepting, idle keep-alive sockets close, in-flight responses get up to `drainS` seconds,
+ * then background work and clients close (clients last) and the process exits 0.
+ */
+import type http from 'node:http';
+import type { Logger } from './logger';
+
+export interface ShutdownPlan {
+  readonly logger: Logger;
+  /** Public listeners to drain. */
+  readonly servers: readonly http.Server[];
+  /** Listeners closed after the drain (admin), so probes see "not ready" meanwhile. */
+  readonly lateServers?: readonly http.Server[];
+  readonly drainS: number;
+  /** Marks the process as shutting down (readiness turns false). */
+  readonly beginShutdown: () => void;
+  /** Stops background work and closes clients, in order. */
+  readonly closers: ReadonlyArray<() => Promise<void>>;
+}
+
+function closeServer(server: http.Server, drainMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    const timer = setTimeout(() => server.closeAllConnections(), drainMs);
+    timer.unref();
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+/** Runs the shutdown plan once; later calls return the same promise. */
+export function createShutdown(plan: ShutdownPlan): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  return () => {
+    done ??= (async () => {
+      plan.beginShutdown();
+      plan.logger.info({ drainS: plan.drainS }, 'shutting down: draining in-flight requests');
+      await Promise.all(plan.servers.map((s) => closeServer(s, plan.drainS * 1000)));
+      for (const close of plan.closers) {
+        try {
+          await close();
+        } catch (err) {
+          plan.logger.warn({ err }, 'error while closing');
+        }
+      }
+      await Promise.all((plan.lateServers ?? []).map((s) => closeServer(s, 1000)));
+      plan.logger.info('shutdown complete');
+    })();
+    return done;
+  };
+}
+
+/** Wires SIGTERM and SIGINT to `shutdown`, exiting 0 when it completes. */
+export function onSignals(shutdown: () => Promise<void>): void {
+  const handler = (signal: NodeJS.Signals) => {
+    void shutdown().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+    // A second signal forces an immediate exit.
+    process.once(signal, () => process.exit(1));
+  };
+  process.once('SIGTERM', handler);
+  process.once('SIGINT', handler);
+}

@@ -1,0 +1,55 @@
+/**
+ * Periodic archive-store probe. `healthy` and `/readyz` read the last result; the store counts
+ * as reachable until a probe fails, and a slow probe counts as a failure.
+ */
+import type { ArchiveStore } from './domain/ports';
+import type { Logger } from './logger';
+
+export interface StoreProbe {
+  reachable(): boolean;
+  /** Probes now; resolves with the result. */
+  check(): Promise<boolean>;
+  start(): void;
+  stop(): void;
+}
+
+export function createStoreProbe(
+  store: ArchiveStore,
+  logger: Logger,
+  options: { intervalMs?: number; timeoutMs?: number } = {},
+): StoreProbe {
+  const intervalMs = options.intervalMs ?? 10_000;
+  const timeoutMs = options.timeoutMs ?? 2_000;
+  let ok = true;
+  let timer: NodeJS.Timeout | undefined;
+
+  const check = async () => {
+    let timeout: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timeout = setTimeout(() => reject(new Error(`probe timed out after ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([store.probe(), expired]);
+      if (!ok) logger.info('archive store reachable again');
+      ok = true;
+    } catch (err) {
+      if (ok) logger.warn({ err: (err as Error).message }, 'archive store probe failed');
+      ok = false;
+    } finally {
+      clearTimeout(timeout);
+    }
+    return ok;
+  };
+
+  return {
+    reachable: () => ok,
+    check,
+    start() {
+      timer = setInterval(() => void check(), intervalMs);
+      timer.unref();
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+    },
+  };
+}

@@ -1,0 +1,88 @@
+/** 401 vs 403 matrix and the order of checks, over a real socket. */
+import { APPS, auth, KEYS, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
+import { request } from '../harness/http-client';
+import { buildArchive } from '../fixtures/archives';
+
+const TS = '202611221400';
+let api: EmbeddedApi;
+
+beforeAll(async () => {
+  api = await startEmbeddedApi();
+  await api.publish(TS, buildArchive(TS));
+  await api.waitForListed(TS);
+});
+afterAll(() => api.stop());
+
+const paths = ['/status.json', `/tiles/${TS}.pmtiles`];
+
+function expectErrorRecord(res: { status: number; body: Buffer; headers: Record<string, unknown> }, code: number, message: string) {
+  expect(res.status).toBe(code);
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
+  expect(JSON.parse(res.body.toString())).toEqual({ error: { code, message } });
+}
+
+describe.each(paths)('authentication on %s', (path) => {
+  const unauthorized: Array<[string, Record<string, string>]> = [
+    ['no headers', {}],
+    ['missing X-App', { Authorization: `Bearer ${KEYS.good}` }],
+    ['missing Authorization', { 'X-App': `Bearer ${APPS.web}` }],
+    ['key without Bearer', { Authorization: KEYS.good, 'X-App': `Bearer ${APPS.web}` }],
+    ['app without Bearer', { Authorization: `Bearer ${KEYS.good}`, 'X-App': APPS.web }],
+    ['Basic scheme', { Authorization: `Basic ${KEYS.good}`, 'X-App': `Bearer ${APPS.web}` }],
+    ['empty token', { Authorization: 'Bearer ', 'X-App': `Bearer ${APPS.web}` }],
+    ['unknown key', auth('rk_unknown', APPS.web)],
+    ['unknown app', auth(KEYS.good, 'nobody')],
+    ['token with spaces', { Authorization: `Bearer ${KEYS.good} extra`, 'X-App': `Bearer ${APPS.web}` }],
+  ];
+  it.each(unauthorized)('401 for %s, with WWW-Authenticate and no rate-limit headers', async (_name, headers) => {
+    const res = await request(api.baseUrl, path, { headers });
+    expectErrorRecord(res, 401, 'Unauthorized');
+    expect(res.headers['www-authenticate']).toBe('Bearer');
+    expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+  });
+
+  const forbidden: Array<[string, Record<string, string>]> = [
+    ['disabled key', auth(KEYS.disabled, APPS.web)],
+    ['disabled app', auth(KEYS.good, APPS.off)],
+    ['app not bound to key', auth(KEYS.good, APPS.mobile)],
+    ['key bound elsewhere', auth(KEYS.unbound, APPS.web)],
+  ];
+  it.each(forbidden)('403 for %s, with no rate-limit headers', async (_name, headers) => {
+    const res = await request(api.baseUrl, path, { headers });
+    expectErrorRecord(res, 403, 'Forbidden');
+    expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+  });
+
+  it('accepts the Bearer word in any case', async () => {
+    const res = await request(api.baseUrl, path, {
+      headers: { Authorization: `bEaReR ${KEYS.good}`, 'X-App': `BEARER ${APPS.web}` },
+    });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('order of checks', () => {
+  it('405 comes before authentication', async () => {
+    const res = await request(api.baseUrl, '/status.json', { method: 'POST' });
+    expectErrorRecord(res, 405, 'Method Not Allowed');
+    expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
+  });
+  it('401 comes before validation (bad timestamp, no credentials)', async () => {
+    const res = await request(api.baseUrl, '/tiles/2026.pmtiles');
+    expectErrorRecord(res, 401, 'Unauthorized');
+  });
+  it('403 comes before validation and lookup', async () => {
+    const res = await request(api.baseUrl, '/tiles/209901010000.pmtiles', { headers: auth(KEYS.disabled) });
+    expectErrorRecord(res, 403, 'Forbidden');
+  });
+  it('unknown paths are 404 with or without credentials', async () => {
+    for (const headers of [{}, auth()]) {
+      const res = await request(api.baseUrl, '/nope', { headers });
+      expectErrorRecord(res, 404, 'Not Found');
+    }
+  });
+  it('every response carries X-Content-Type-Options: nosniff', async () => {
+    const res = await request(api.baseUrl, '/status.json');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
+});

@@ -1,0 +1,93 @@
+/** `/status.json` over a real socket: shape, ordering, ETag/304, 503 before data, HEAD. */
+import { auth, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
+import { request } from '../harness/http-client';
+import { buildArchive } from '../fixtures/archives';
+import { formatTimestamp } from '../../src/domain/timestamps';
+
+let api: EmbeddedApi;
+beforeAll(async () => {
+  api = await startEmbeddedApi();
+});
+afterAll(() => api.stop());
+
+const now = Date.now();
+const recent = [0, 2, 4].map((m) => formatTimestamp(Math.floor(now / 120_000) * 120_000 - m * 60_000));
+
+it('answers 503 with the error record and rate-limit headers while nothing is published', async () => {
+  const res = await request(api.baseUrl, '/status.json', { headers: auth() });
+  expect(res.status).toBe(503);
+  expect(res.json()).toEqual({ error: { code: 503, message: 'Service Unavailable' } });
+  expect(res.headers['x-ratelimit-limit']).toBeDefined();
+});
+
+describe('with archives published', () => {
+  beforeAll(async () => {
+    // Published oldest first; the list must still come back newest first.
+    for (const ts of [...recent].reverse()) {
+      await api.publish(ts, buildArchive(ts, 1));
+      await api.waitForListed(ts);
+    }
+  });
+
+  it('returns exactly healthy, latest and timestamps, newest first', async () => {
+    const res = await request(api.baseUrl, '/status.json', { headers: auth() });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.headers['cache-control']).toBe('private, no-cache');
+    const body = res.json<Record<string, unknown>>();
+    expect(Object.keys(body).sort()).toEqual(['healthy', 'latest', 'timestamps']);
+    expect(body.timestamps).toEqual(recent);
+    expect(body.latest).toBe(recent[0]);
+    expect(body.healthy).toBe(true);
+    expect(Number(res.headers['content-length'])).toBe(res.body.length);
+  });
+
+  it('sends a strong ETag and answers 304 to If-None-Match', async () => {
+    const first = await request(api.baseUrl, '/status.json', { headers: auth() });
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^"[^"]+"$/);
+    const second = await request(api.baseUrl, '/status.json', { headers: { ...auth(), 'If-None-Match': etag } });
+    expect(second.status).toBe(304);
+    expect(second.body.length).toBe(0);
+    expect(second.headers.etag).toBe(etag);
+    expect(second.headers['x-ratelimit-remaining']).toBeDefined();
+    const weak = await request(api.baseUrl, '/status.json', { headers: { ...auth(), 'If-None-Match': `W/${etag}` } });
+    expect(weak.status).toBe(304);
+    const other = await request(api.baseUrl, '/status.json', { headers: { ...auth(), 'If-None-Match': '"x"' } });
+    expect(other.status).toBe(200);
+  });
+
+  it('changes the ETag when a new timestamp is published', async () => {
+    const before = (await request(api.baseUrl, '/status.json', { headers: auth() })).headers.etag;
+    const next = formatTimestamp(Math.floor(now / 120_000) * 120_000 + 120_000);
+    await api.publish(next, buildArchive(next, 1));
+    await api.waitForListed(next);
+    const after = await request(api.baseUrl, '/status.json', { headers: auth() });
+    expect(after.headers.etag).not.toBe(before);
+    expect(after.json<{ latest: string }>().latest).toBe(next);
+  });
+
+  it('answers HEAD with the same headers and no body', async () => {
+    const get = await request(api.baseUrl, '/status.json', { headers: auth() });
+    const head = await request(api.baseUrl, '/status.json', { method: 'HEAD', headers: auth() });
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+    expect(head.headers['content-length']).toBe(get.headers['content-length']);
+    expect(head.headers.etag).toBe(get.headers.etag);
+  });
+});
+
+describe('health', () => {
+  it('is false when the newest archive is older than the staleness bound', async () => {
+    const stale = await startEmbeddedApi({ staleAfterS: 60 });
+    try {
+      const old = formatTimestamp(now - 3600_000);
+      await stale.publish(old, buildArchive(old, 1));
+      await stale.waitForListed(old);
+      const res = await request(stale.baseUrl, '/status.json', { headers: auth() });
+      expect(res.json<{ healthy: boolean; latest: string }>()).toMatchObject({ healthy: false, latest: old });
+    } finally {
+      await stale.stop();
+    }
+  });
+});
