@@ -1,0 +1,57 @@
+/** CORS for browser map clients: preflight without credentials, exposed headers, origins. */
+import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '../../src/http/middleware/cors';
+import { auth, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
+import { request } from '../harness/http-client';
+
+describe('default origins (*)', () => {
+  let api: EmbeddedApi;
+  beforeAll(async () => {
+    api = await startEmbeddedApi();
+  });
+  afterAll(() => api.stop());
+
+  it('answers a preflight with 204 and no credentials', async () => {
+    const res = await request(api.baseUrl, '/tiles/202611221400.pmtiles', {
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'https://maps.example',
+        'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'authorization, x-app, range',
+      },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(res.headers['access-control-allow-headers']).toBe(CORS_ALLOW_HEADERS.join(','));
+    expect(res.headers['access-control-allow-methods']).toBe('GET,HEAD,OPTIONS');
+    expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+  });
+
+  it('exposes the headers a PMTiles client needs, also on errors', async () => {
+    for (const headers of [auth(), {}]) {
+      const res = await request(api.baseUrl, '/status.json', { headers: { ...headers, Origin: 'https://maps.example' } });
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+      expect(res.headers['access-control-expose-headers']).toBe(CORS_EXPOSE_HEADERS.join(','));
+    }
+  });
+});
+
+describe('explicit origins', () => {
+  let api: EmbeddedApi;
+  beforeAll(async () => {
+    api = await startEmbeddedApi({ corsOrigins: ['https://a.example', 'https://b.example'] });
+  });
+  afterAll(() => api.stop());
+
+  it('echoes an allowed origin with Vary: Origin', async () => {
+    const res = await request(api.baseUrl, '/status.json', { headers: { Origin: 'https://b.example' } });
+    expect(res.headers['access-control-allow-origin']).toBe('https://b.example');
+    expect(res.headers.vary).toMatch(/Origin/);
+  });
+  it('sends no CORS headers to other origins', async () => {
+    const res = await request(api.baseUrl, '/status.json', {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'GET' },
+    });
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});

@@ -1,0 +1,53 @@
+import { ConfigError, loadConfig } from '../../src/config';
+
+it('defaults to embedded mode with DESIGN.md §3.2 values', () => {
+  const config = loadConfig({}, '/srv');
+  expect(config).toMatchObject({
+    port: 8080,
+    host: '0.0.0.0',
+    adminPort: 9464,
+    embedded: true,
+    dataDir: '/srv/data',
+    keysFile: '/srv/keys.json',
+    rateLimit: 1200,
+    rateWindowS: 60,
+    staleAfterS: 600,
+    retentionS: 21600,
+    simulate: true,
+    corsOrigins: ['*'],
+    drainS: 30,
+    cacheControl: 'private',
+    logLevel: 'info',
+  });
+  expect(Object.isFrozen(config)).toBe(true);
+});
+
+it('production mode: Redis and S3, no simulator, keys in Redis without a key file', () => {
+  const config = loadConfig({
+    REDIS_URL: 'redis://r:6379',
+    S3_ENDPOINT: 'http://minio:9000',
+    S3_ACCESS_KEY: 'a',
+    S3_SECRET_KEY: 'b',
+  });
+  expect(config.embedded).toBe(false);
+  expect(config.simulate).toBe(false);
+  expect(config.keysFile).toBeUndefined();
+  expect(config.s3).toMatchObject({ bucket: 'radar', prefix: '', region: 'us-east-1' });
+});
+
+it('lists every problem at once', () => {
+  let error: unknown;
+  try {
+    loadConfig({ PORT: 'abc', RADAR_RATE_LIMIT: '0', LOG_LEVEL: 'loud', RADAR_SIMULATE: 'maybe' });
+  } catch (err) {
+    error = err;
+  }
+  expect(error).toBeInstanceOf(ConfigError);
+  const problems = (error as ConfigError).problems.join('\n');
+  for (const name of ['PORT', 'RADAR_RATE_LIMIT', 'LOG_LEVEL', 'RADAR_SIMULATE']) expect(problems).toContain(name);
+});
+
+it('rejects half an S3 configuration and mixed CORS wildcards', () => {
+  expect(() => loadConfig({ S3_ENDPOINT: 'http://x:9000' })).toThrow(/set together/);
+  expect(() => loadConfig({ RADAR_CORS_ORIGINS: '*,https://a' })).toThrow(/RADAR_CORS_ORIGINS/);
+});
