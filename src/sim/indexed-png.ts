@@ -1,0 +1,98 @@
+/**
+ * Minimal encoder for palette (colour type 3) PNGs. Radar tiles use at most 16 colours, so a
+ * 4-bit indexed PNG is several times smaller and faster to deflate than the RGBA that pngjs
+ * can write (pngjs only decodes palette images; tests decode ours with it).
+ */
+import { deflateSync } from 'node:zlib';
+
+/** Bit depths allowed for colour type 3. */
+export type IndexedBitDepth = 1 | 2 | 4 | 8;
+
+/** Encodes images that share one palette. */
+export interface IndexedPngEncoder {
+  /**
+   * PNG bytes of a `width` x `height` image whose `scanlines` are already in PNG layout: per
+   * row one filter-type byte (0 = none) followed by `ceil(width * bitDepth / 8)` bytes of
+   * packed palette indices, most significant bits first. Callers pack directly into this
+   * layout so a tile is not walked twice.
+   */
+  encode(width: number, height: number, bitDepth: IndexedBitDepth, scanlines: Uint8Array): Buffer;
+}
+
+/** Options of {@link createIndexedPngEncoder}. */
+export interface IndexedPngOptions {
+  /** zlib level 0..9; the default trades a few percent of size for speed. */
+  readonly level?: number;
+}
+
+const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+const CRC_TABLE = (() => {
+  const table = new Int32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c;
+  }
+  return table;
+})();
+
+function crc32(bytes: Uint8Array, start: number, end: number): number {
+  let c = -1;
+  for (let i = start; i < end; i++) c = CRC_TABLE[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
+  return (c ^ -1) >>> 0;
+}
+
+function chunk(type: string, data: Uint8Array): Buffer {
+  const out = Buffer.alloc(12 + data.length);
+  out.writeUInt32BE(data.length, 0);
+  out.write(type, 4, 'latin1');
+  out.set(data, 8);
+  out.writeUInt32BE(crc32(out, 4, 8 + data.length), 8 + data.length);
+  return out;
+}
+
+/**
+ * Creates an encoder for `palette` (RGBA per index, at most 256 entries). The PLTE and tRNS
+ * chunks are built once here because every tile of every frame repeats them.
+ */
+export function createIndexedPngEncoder(
+  palette: ReadonlyArray<readonly [number, number, number, number]>,
+  options: IndexedPngOptions = {},
+): IndexedPngEncoder {
+  if (palette.length === 0 || palette.length > 256) {
+    throw new RangeError(`palette needs 1..256 entries, got ${palette.length}`);
+  }
+  const level = options.level ?? 6;
+  const plte = chunk('PLTE', Uint8Array.from(palette.flatMap(([r, g, b]) => [r, g, b])));
+  // tRNS may stop after the last non-opaque entry.
+  let lastTranslucent = -1;
+  palette.forEach(([, , , a], i) => {
+    if (a !== 255) lastTranslucent = i;
+  });
+  const trns =
+    lastTranslucent >= 0
+      ? chunk('tRNS', Uint8Array.from(palette.slice(0, lastTranslucent + 1).map(([, , , a]) => a)))
+      : Buffer.alloc(0);
+  const iend = chunk('IEND', new Uint8Array(0));
+
+  return {
+    encode(width, height, bitDepth, scanlines) {
+      const rowBytes = 1 + Math.ceil((width * bitDepth) / 8);
+      if (scanlines.length !== rowBytes * height) {
+        throw new RangeError(`scanlines hold ${scanlines.length} bytes, expected ${rowBytes * height}`);
+      }
+      if (palette.length > 2 ** bitDepth) {
+        throw new RangeError(`${palette.length} palette entries do not fit ${bitDepth} bits`);
+      }
+      const ihdr = Buffer.alloc(13);
+      ihdr.writeUInt32BE(width, 0);
+      ihdr.writeUInt32BE(height, 4);
+      ihdr[8] = bitDepth;
+      ihdr[9] = 3; // colour type: palette
+      // bytes 10..12: compression 0, filter method 0, interlace none
+      const idat = chunk('IDAT', deflateSync(scanlines, { level }));
+      return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), plte, trns, idat, iend]);
+    },
+  };
+}
