@@ -1,0 +1,145 @@
+/**
+ * Stand-alone radar producer: `npm run simulate -- --out ./data --backfill 30 --cadence 120
+ * --max-zoom 7 [--once]`. Publishes archives into a directory (the embedded API's data
+ * directory) with a progress line per frame on stderr; Ctrl-C stops after the frame in flight.
+ * Takes flags only: environment configuration belongs to the API (`src/config.ts`).
+ */
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { createLogger } from '../logger';
+import { createDirectorySink } from '../sim/frame-sink';
+import { createRenderPool, defaultPoolSize } from '../sim/render-pool';
+import { createSimulator, type FrameProgress } from '../sim/simulator';
+
+const USAGE = `usage: simulate [--out DIR] [--backfill N] [--cadence SECONDS] [--max-zoom Z]
+                [--workers N] [--seed N] [--once] [--log-level LEVEL]
+
+  --out DIR          archive directory (default ./data)
+  --backfill N       frames published at start, the current one included (default 30)
+  --cadence SECONDS  seconds between frames, a multiple of 60 (default 120)
+  --max-zoom Z       highest zoom rendered, 0..12 (default 7)
+  --workers N        render threads (default ${defaultPoolSize()})
+  --seed N           weather seed (default: the built-in one)
+  --once             publish the startup frames, then exit
+  --log-level LEVEL  JSON log level on stdout (default warn)
+`;
+
+function integer(name: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const n = Number(value);
+  if (!/^-?[0-9]+$/.test(value) || n < min || n > max) {
+    throw new Error(`--${name} must be an integer in ${min}..${max}, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+function parse(argv: string[]) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      out: { type: 'string', default: './data' },
+      backfill: { type: 'string', default: '30' },
+      cadence: { type: 'string', default: '120' },
+      'max-zoom': { type: 'string', default: '7' },
+      workers: { type: 'string' },
+      seed: { type: 'string' },
+      once: { type: 'boolean', default: false },
+      'log-level': { type: 'string', default: 'warn' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  const cadenceS = integer('cadence', values.cadence, 60);
+  if (cadenceS % 60 !== 0) throw new Error('--cadence must be a multiple of 60 seconds');
+  return {
+    help: values.help,
+    out: values.out,
+    backfill: integer('backfill', values.backfill, 1, 10_000),
+    cadenceS,
+    maxZoom: integer('max-zoom', values['max-zoom'], 0, 12),
+    workers: values.workers === undefined ? defaultPoolSize() : integer('workers', values.workers, 1, 64),
+    seed: values.seed === undefined ? undefined : integer('seed', values.seed, 0, 2 ** 32 - 1),
+    once: values.once,
+    logLevel: values['log-level'],
+  };
+}
+
+function describe(p: FrameProgress): string {
+  const counter = p.phase === 'startup' ? `frame ${p.done}/${p.total}` : 'live';
+  const detail =
+    p.outcome === 'published'
+      ? `published ${p.elapsedMs} ms ${(p.bytes / 1024).toFixed(0)} KiB`
+      : p.outcome === 'skipped'
+        ? 'already published, skipped'
+        : `FAILED: ${p.error?.message ?? 'unknown error'}`;
+  return `${counter} ${p.timestamp} ${detail}\n`;
+}
+
+async function main(): Promise<void> {
+  let args: ReturnType<typeof parse>;
+  try {
+    args = parse(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    process.exit(2);
+  }
+  if (args.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+
+  const logger = createLogger(args.logLevel, { service: 'radar-simulate' });
+  const began = performance.now();
+  const counts = { published: 0, skipped: 0, failed: 0 };
+  let firstMs: number | undefined;
+  const pool = createRenderPool({ size: args.workers, maxZoom: args.maxZoom, seed: args.seed });
+  const simulator = createSimulator({
+    sink: createDirectorySink(args.out),
+    pool,
+    logger,
+    cadenceS: args.cadenceS,
+    backfill: args.backfill,
+    keepAlive: !args.once,
+    onProgress: (p) => {
+      firstMs ??= performance.now() - began;
+      if (p.phase === 'startup') counts[p.outcome]++;
+      process.stderr.write(describe(p));
+    },
+  });
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = (): Promise<void> => {
+    stopping ??= (async () => {
+      await simulator.stop();
+      await pool.close();
+    })();
+    return stopping;
+  };
+  process.on('SIGINT', () => {
+    if (stopping) process.exit(130); // second Ctrl-C: do not wait
+    process.stderr.write('stopping after the frame in flight (Ctrl-C again to quit now)\n');
+    void shutdown().then(() => process.exit(0));
+  });
+  process.on('SIGTERM', () => void shutdown().then(() => process.exit(0)));
+
+  process.stderr.write(
+    `simulating into ${args.out}: ${args.backfill} frames every ${args.cadenceS} s, zooms 0..${args.maxZoom}, ${args.workers} worker(s)\n`,
+  );
+  await simulator.start();
+  if (stopping) return;
+  const seconds = (ms: number) => (ms / 1000).toFixed(1);
+  process.stderr.write(
+    `startup done in ${seconds(performance.now() - began)} s (first frame after ${seconds(firstMs ?? 0)} s): ` +
+      `${counts.published} published, ${counts.skipped} skipped, ${counts.failed} failed\n`,
+  );
+  if (args.once) {
+    await shutdown();
+    process.exitCode = counts.failed > 0 ? 1 : 0;
+    return;
+  }
+  process.stderr.write(`publishing a frame every ${args.cadenceS} s; Ctrl-C to stop\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`simulate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
