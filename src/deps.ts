@@ -98,7 +98,7 @@ export async function wireEmbedded(config: Config, logger: Logger): Promise<ApiD
     services.push({
       name: 'simulator',
       start: async () => {
-        simulator.start();
+        void simulator.start();
       },
       stop: async () => {
         await simulator.stop();

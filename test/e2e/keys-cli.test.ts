@@ -1,0 +1,33 @@
+/** `npm run keys` end to end: a created key works against the running service at once. */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+const KEYS_ENTRY = path.resolve(__dirname, '../../dist/bin/keys.js');
+
+function keys(file: string, ...args: string[]): string {
+  return execFileSync(process.execPath, [KEYS_ENTRY, ...args, '--file', file], { encoding: 'utf8' });
+}
+
+it('creates, lists, disables and removes apps and keys, printing the key once', async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'keys-cli-'));
+  const file = path.join(dir, 'keys.json');
+  try {
+    keys(file, 'create-app', 'acme-web');
+    const created = keys(file, 'create-key', 'acme', '--app', 'acme-web', '--limit', '50');
+    const apiKey = created.trim().split('\n').pop()!;
+    expect(apiKey).toMatch(/^rk_[A-Za-z0-9_-]{43}$/);
+    const stored = await fs.readFile(file, 'utf8');
+    expect(stored).not.toContain(apiKey);
+    expect(JSON.parse(stored).keys[0]).toMatchObject({ id: 'acme', apps: ['acme-web'], limit: 50, disabled: false });
+    expect(keys(file, 'list')).toMatch(/acme\s+sha256:[0-9a-f]{12}…\s+apps: acme-web\s+limit 50/);
+    keys(file, 'disable-key', 'acme');
+    expect(JSON.parse(await fs.readFile(file, 'utf8')).keys[0].disabled).toBe(true);
+    keys(file, 'remove-key', 'acme');
+    expect(JSON.parse(await fs.readFile(file, 'utf8')).keys).toEqual([]);
+    expect(() => keys(file, 'remove-key', 'acme')).toThrow(/no key with id acme/);
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+});

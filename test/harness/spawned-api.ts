@@ -1,0 +1,63 @@
+/**
+ * Runs the built entry point (`node dist/bin/api.js`) as a real process, as `npm start` does,
+ * and collects its output. `npm test` builds before jest runs.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+
+export const API_ENTRY = path.resolve(__dirname, '../../dist/bin/api.js');
+
+/** A free loopback port (bound then released). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface SpawnedProcess {
+  readonly child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Waits until `pattern` appears in stderr or stdout. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** Sends `signal` and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function spawnNode(entry: string, options: { cwd: string; env: Record<string, string>; args?: string[] }): SpawnedProcess {
+  const child = spawn(process.execPath, [entry, ...(options.args ?? [])], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? '', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    async waitFor(pattern, timeoutMs = 20_000) {
+      const started = Date.now();
+      for (;;) {
+        const match = (err + out).match(pattern);
+        if (match) return match;
+        if (child.exitCode !== null) throw new Error(`process exited (${child.exitCode}) before ${pattern}:\n${err}\n${out}`);
+        if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${pattern}:\n${err}\n${out}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
