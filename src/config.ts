@@ -40,6 +40,10 @@ const schema = z.object({
   RADAR_CORS_ORIGINS: z.string().min(1).default('*'),
   RADAR_DRAIN_S: z.coerce.number().min(0).default(30),
   RADAR_CACHE_CONTROL: z.enum(['private', 'public']).default('private'),
+  RADAR_REDIS_TIMEOUT_MS: positiveInt.default(500),
+  RADAR_S3_TIMEOUT_MS: positiveInt.default(2000),
+  RADAR_RESYNC_S: positiveInt.default(5),
+  RADAR_INGEST_POLL_S: positiveInt.default(5),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -74,6 +78,14 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   readonly drainS: number;
   readonly cacheControl: 'private' | 'public';
+  /** ioredis command timeout; also bounds how long a request can wait on Redis. */
+  readonly redisTimeoutMs: number;
+  /** Time to first byte from the object store before a request answers 503. */
+  readonly s3TimeoutMs: number;
+  /** Period of the full catalog resync from Redis (heals missed events). */
+  readonly resyncS: number;
+  /** Period of the ingest worker's bucket listing (the reconciliation pass). */
+  readonly ingestPollS: number;
   readonly logLevel: string;
 }
 
@@ -103,8 +115,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
   if (e.S3_ENDPOINT !== undefined && !/^https?:\/\/[^/]+/.test(e.S3_ENDPOINT)) {
     problems.push('S3_ENDPOINT: must be an http(s) URL such as http://minio:9000');
   }
-  if (e.REDIS_URL !== undefined && !/^rediss?:\/\//.test(e.REDIS_URL)) {
-    problems.push('REDIS_URL: must start with redis:// or rediss://');
+  if (e.REDIS_URL !== undefined && !/^rediss?(\+sentinel|\+cluster)?:\/\/./.test(e.REDIS_URL)) {
+    problems.push('REDIS_URL: must start with redis://, rediss://, redis+sentinel:// or redis+cluster://');
   }
   if (e.PORT !== 0 && e.PORT === e.ADMIN_PORT) {
     problems.push('PORT and ADMIN_PORT must differ');
@@ -152,6 +164,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     corsOrigins: Object.freeze(corsOrigins),
     drainS: e.RADAR_DRAIN_S,
     cacheControl: e.RADAR_CACHE_CONTROL,
+    redisTimeoutMs: e.RADAR_REDIS_TIMEOUT_MS,
+    s3TimeoutMs: e.RADAR_S3_TIMEOUT_MS,
+    resyncS: e.RADAR_RESYNC_S,
+    ingestPollS: e.RADAR_INGEST_POLL_S,
     logLevel: e.LOG_LEVEL,
   });
 }
