@@ -45,7 +45,8 @@ export function createApp(deps: AppDeps): Koa {
     authenticate(deps.keys, deps.onAuthFailure),
     rateLimit(deps.limiter),
   ];
-  const router = new Router();
+  // Exact paths only: /STATUS.JSON or /status.json/ are unknown resources (404).
+  const router = new Router({ sensitive: true, strict: true });
   router.all('/status.json', ...guarded, statusRoute(deps));
   router.all('/tiles/:timestamp.pmtiles', ...guarded, archiveRoute(deps));
 

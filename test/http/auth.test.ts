@@ -86,3 +86,13 @@ describe('order of checks', () => {
     expect(res.headers['x-content-type-options']).toBe('nosniff');
   });
 });
+
+describe('path matching is exact', () => {
+  it.each(['/STATUS.JSON', '/status.json/', '/Status.json', `/tiles/${TS}.PMTILES`, `/tiles/${TS}.pmtiles/`, '/tiles/', '/tiles', '/'])(
+    '%s -> 404',
+    async (p) => {
+      const res = await request(api.baseUrl, p, { headers: auth() });
+      expectErrorRecord(res, 404, 'Not Found');
+    },
+  );
+});

@@ -1,0 +1,87 @@
+/**
+ * The production ingest loop: while this worker holds the leader lease, run the ingest cycle
+ * on every bucket notification and on a fixed polling interval (the listing is also the full
+ * reconciliation, so an emptied Redis is rebuilt from the bucket). Followers only renew-try
+ * the lease. Publishing is idempotent, so a brief overlap of two leaders cannot duplicate.
+ */
+import type { Logger } from '../logger';
+import type { IngestCycle } from './ingest-cycle';
+import type { LeaderLease } from './leader-lease';
+import { createSerialTrigger } from './serial-trigger';
+
+export interface IngestWorker {
+  start(): Promise<void>;
+  /** Called by the notification watcher when an object appears. */
+  notify(): void;
+  isLeader(): boolean;
+  /** Seconds since the last successful cycle, for readiness and metrics. */
+  lastSuccessAgeS(): number;
+  stop(): Promise<void>;
+}
+
+export interface IngestWorkerOptions {
+  readonly cycle: IngestCycle;
+  readonly lease: LeaderLease;
+  readonly logger: Logger;
+  readonly pollMs: number;
+  /** How often leadership is taken or renewed; well under the lease TTL. */
+  readonly leaseRenewMs: number;
+  readonly onLeadershipChange?: (leader: boolean) => void;
+  readonly now?: () => number;
+}
+
+export function createIngestWorker(options: IngestWorkerOptions): IngestWorker {
+  const { cycle, lease, logger } = options;
+  const now = options.now ?? Date.now;
+  let leader = false;
+  let lastSuccess = 0;
+  let stopped = false;
+  const timers: NodeJS.Timeout[] = [];
+
+  const runner = createSerialTrigger(
+    async () => {
+      if (!leader || stopped) return;
+      await cycle.run();
+      lastSuccess = now();
+    },
+    (err) => logger.error({ err }, 'ingest pass failed; retrying at the next trigger'),
+  );
+
+  const setLeader = (value: boolean) => {
+    if (value === leader) return;
+    leader = value;
+    logger.info({ leader }, value ? 'ingest leadership acquired' : 'ingest leadership lost');
+    options.onLeadershipChange?.(value);
+    if (value) runner.trigger(); // reconcile at once on taking over
+  };
+
+  const renew = async () => {
+    try {
+      setLeader(await lease.acquire());
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'leader lease check failed');
+      setLeader(false);
+    }
+  };
+
+  return {
+    async start() {
+      await renew();
+      timers.push(setInterval(() => void renew(), options.leaseRenewMs));
+      timers.push(setInterval(() => runner.trigger(), options.pollMs));
+      await runner.idle();
+    },
+    notify: () => runner.trigger(),
+    isLeader: () => leader,
+    lastSuccessAgeS: () => (lastSuccess === 0 ? Number.POSITIVE_INFINITY : (now() - lastSuccess) / 1000),
+    async stop() {
+      stopped = true;
+      for (const timer of timers) clearInterval(timer);
+      await runner.idle();
+      if (leader) {
+        await lease.release().catch(() => {});
+        setLeader(false);
+      }
+    },
+  };
+}
