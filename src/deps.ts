@@ -8,9 +8,8 @@ import { createFsArchiveSource, createFsArchiveStore } from './adapters/fs-archi
 import { createMemoryCatalog } from './adapters/memory-catalog';
 import { createMemoryRateLimiter } from './adapters/memory-rate-limiter';
 import type { Config } from './config';
-import { isHealthy } from './domain/health';
 import type { ArchiveStore, CatalogReader, KeyStore, RateLimiter } from './domain/ports';
-import { createStatusRenderer, type StatusDocument } from './domain/status-document';
+import { createStatusDocumentSource, type StatusDocument } from './domain/status-document';
 import { ensureDemoCredentials, type DemoCredentials } from './embedded/demo-credentials';
 import { createDirectoryWatcher } from './ingest/directory-watcher';
 import { createIngestCycle } from './ingest/ingest-cycle';
@@ -54,18 +53,11 @@ export async function wireEmbedded(config: Config, logger: Logger): Promise<ApiD
   const limiter = createMemoryRateLimiter(config.rateWindowS);
   const probe = createStoreProbe(store, logger);
 
-  const render = createStatusRenderer();
-  const statusDocument = () => {
-    const snapshot = catalog.current();
-    const healthy = isHealthy({
-      latest: snapshot.timestamps[0],
-      nowMs: Date.now(),
-      staleAfterS: config.staleAfterS,
-      catalogInSync: catalog.inSync(),
-      storeReachable: probe.reachable(),
-    });
-    return render(snapshot, healthy);
-  };
+  const statusDocument = createStatusDocumentSource({
+    catalog,
+    storeReachable: probe.reachable,
+    staleAfterS: config.staleAfterS,
+  });
 
   const cycle = createIngestCycle({
     source: createFsArchiveSource(config.dataDir),

@@ -3,7 +3,8 @@
  * catalog snapshot or the health flag changes, never per request.
  */
 import { createHash } from 'node:crypto';
-import type { CatalogSnapshot } from './ports';
+import { isHealthy } from './health';
+import type { CatalogReader, CatalogSnapshot } from './ports';
 
 /** A rendered status body with its strong ETag. */
 export interface StatusDocument {
@@ -38,5 +39,34 @@ export function createStatusRenderer(): (
       lastHealthy = healthy;
     }
     return lastDoc;
+  };
+}
+
+/** Inputs of the live status document: what is published and what `healthy` depends on. */
+export interface StatusSourceDeps {
+  readonly catalog: CatalogReader;
+  /** Whether the archive store answered its last probe. */
+  readonly storeReachable: () => boolean;
+  readonly staleAfterS: number;
+  readonly now?: () => number;
+}
+
+/**
+ * The document to serve right now: memoised render of the current snapshot and health, so a
+ * request costs a few comparisons, not a render.
+ */
+export function createStatusDocumentSource(deps: StatusSourceDeps): () => StatusDocument | undefined {
+  const render = createStatusRenderer();
+  const now = deps.now ?? Date.now;
+  return () => {
+    const snapshot = deps.catalog.current();
+    const healthy = isHealthy({
+      latest: snapshot.timestamps[0],
+      nowMs: now(),
+      staleAfterS: deps.staleAfterS,
+      catalogInSync: deps.catalog.inSync(),
+      storeReachable: deps.storeReachable(),
+    });
+    return render(snapshot, healthy);
   };
 }

@@ -13,8 +13,7 @@ import { writeKeyFile } from '../../src/adapters/key-file';
 import { createMemoryCatalog } from '../../src/adapters/memory-catalog';
 import { createMemoryRateLimiter } from '../../src/adapters/memory-rate-limiter';
 import { hashApiKey, type KeyRegistryData } from '../../src/domain/key-registry';
-import { isHealthy } from '../../src/domain/health';
-import { createStatusRenderer } from '../../src/domain/status-document';
+import { createStatusDocumentSource } from '../../src/domain/status-document';
 import { createApp } from '../../src/http/app';
 import { createDirectoryWatcher } from '../../src/ingest/directory-watcher';
 import { createIngestCycle } from '../../src/ingest/ingest-cycle';
@@ -79,21 +78,11 @@ export async function startEmbeddedApi(
   const keys = await createFileKeyStore({ file: keysFile, defaultLimit: options.rateLimit ?? 1000, logger, pollMs: 100 });
   const limiter = createMemoryRateLimiter(60);
   const probe = createStoreProbe(store, logger);
-  const render = createStatusRenderer();
-  const staleAfterS = options.staleAfterS ?? 600;
-  const statusDocument = () => {
-    const snapshot = catalog.current();
-    return render(
-      snapshot,
-      isHealthy({
-        latest: snapshot.timestamps[0],
-        nowMs: Date.now(),
-        staleAfterS,
-        catalogInSync: catalog.inSync(),
-        storeReachable: probe.reachable(),
-      }),
-    );
-  };
+  const statusDocument = createStatusDocumentSource({
+    catalog,
+    storeReachable: probe.reachable,
+    staleAfterS: options.staleAfterS ?? 600,
+  });
   const cycle = createIngestCycle({
     source: createFsArchiveSource(dataDir),
     catalog,
