@@ -1,0 +1,48 @@
+/**
+ * A `pmtiles` {@link Source} for one published archive that sends its range requests through
+ * the {@link RadarTransport}, so every request carries `Authorization` and `X-App`, counts in
+ * the rate-limit state and waits out a 429. pmtiles' own `FetchSource` can add headers but
+ * would bypass the rate-limit handling, hence this small wrapper.
+ */
+import { EtagMismatch, type RangeResponse, type Source } from 'pmtiles';
+import type { RadarTransport } from './transport';
+
+/** Service path of a timestamp's archive. */
+export function archivePath(timestamp: string): string {
+  if (!/^[0-9]{12}$/.test(timestamp)) throw new RangeError(`not a 12-digit timestamp: ${timestamp}`);
+  return `/tiles/${timestamp}.pmtiles`;
+}
+
+/**
+ * The source of `timestamp`'s archive. Its key is the archive's absolute URL, so a MapLibre
+ * style can name it as `pmtiles://{url}`. Published archives never change, so a changed strong
+ * ETag raises pmtiles' `EtagMismatch` (pmtiles then reloads the header once).
+ */
+export function createArchiveSource(transport: RadarTransport, timestamp: string): Source {
+  const path = archivePath(timestamp);
+  const key = transport.url(path);
+  return {
+    getKey: () => key,
+    async getBytes(offset, length, signal, etag): Promise<RangeResponse> {
+      const response = await transport.get(path, {
+        headers: { Range: `bytes=${offset}-${offset + length - 1}` },
+        signal,
+      });
+      let newEtag = response.headers.get('ETag') ?? undefined;
+      if (newEtag?.startsWith('W/')) newEtag = undefined;
+      if (etag && newEtag && newEtag !== etag) {
+        await response.body?.cancel().catch(() => undefined);
+        throw new EtagMismatch(`archive ${timestamp} changed: ETag ${etag} -> ${newEtag}`);
+      }
+      let data = await response.arrayBuffer();
+      // 200 means the whole archive came back (a range was ignored): cut out what was asked.
+      if (response.status === 200 && data.byteLength > length) data = data.slice(offset, offset + length);
+      return {
+        data,
+        etag: newEtag,
+        cacheControl: response.headers.get('Cache-Control') ?? undefined,
+        expires: response.headers.get('Expires') ?? undefined,
+      };
+    },
+  };
+}

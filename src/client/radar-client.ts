@@ -1,0 +1,60 @@
+/**
+ * `createRadarClient`: the entry point for map developers. It follows SPEC.md's client flow
+ * (read `/status.json`, then archives by a listed timestamp) and hides the details each map
+ * would otherwise rediscover: both auth headers on every range request, 429 handling, and
+ * validation of the status record.
+ */
+import { PMTiles } from 'pmtiles';
+import { archivePath, createArchiveSource } from './archive-source';
+import { RadarResponseError } from './errors';
+import type { RateLimitState } from './rate-limit';
+import { parseRadarStatus, type RadarStatus } from './status';
+import { createRadarTransport, type RadarTransport, type RadarTransportOptions } from './transport';
+import type { RadarApiError } from './errors';
+
+/** Options of {@link createRadarClient}: those of the transport. */
+export type RadarClientOptions = RadarTransportOptions;
+
+/** A client for one service and one API key + app id. */
+export interface RadarClient {
+  /** Base URL without a trailing slash. */
+  readonly baseUrl: string;
+  /** The validated status record; rejects with `RadarApiError` / `RadarResponseError`. */
+  status(signal?: AbortSignal): Promise<RadarStatus>;
+  /** Absolute URL of a timestamp's archive (also its pmtiles source key). */
+  archiveUrl(timestamp: string): string;
+  /**
+   * A new `PMTiles` reader of `timestamp`'s archive whose requests all go through this client.
+   * Each call makes a new reader with its own header/directory cache; keep one per frame.
+   */
+  openArchive(timestamp: string): PMTiles;
+  /** The latest rate-limit state seen, if any. */
+  rateLimit(): RateLimitState | undefined;
+  /** Subscribes to rate-limit changes (including the hold after a 429); returns unsubscribe. */
+  onRateLimit(listener: (state: RateLimitState) => void): () => void;
+  /** Subscribes to every request error (401, 403, 429 given up, 5xx...); returns unsubscribe. */
+  onError(listener: (error: RadarApiError) => void): () => void;
+}
+
+/** Creates a client; `transport` may be supplied to share one rate-limit state between clients. */
+export function createRadarClient(options: RadarClientOptions, transport?: RadarTransport): RadarClient {
+  const http = transport ?? createRadarTransport(options);
+  return {
+    baseUrl: http.baseUrl,
+    async status(signal) {
+      const response = await http.get('/status.json', { signal, headers: { Accept: 'application/json' } });
+      let body: unknown;
+      try {
+        body = await response.json();
+      } catch {
+        throw new RadarResponseError('status is not valid JSON');
+      }
+      return parseRadarStatus(body);
+    },
+    archiveUrl: (timestamp) => http.url(archivePath(timestamp)),
+    openArchive: (timestamp) => new PMTiles(createArchiveSource(http, timestamp)),
+    rateLimit: () => http.rateLimit(),
+    onRateLimit: (listener) => http.onRateLimit(listener),
+    onError: (listener) => http.onError(listener),
+  };
+}

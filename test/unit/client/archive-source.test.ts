@@ -1,0 +1,88 @@
+/**
+ * Archive readers from `client.openArchive()`: real range requests to the running service,
+ * both credentials on every one of them, byte-identical tiles, and errors mapped to statuses.
+ */
+import { EtagMismatch } from 'pmtiles';
+import { createArchiveSource, archivePath } from '../../../src/client/archive-source';
+import { RadarApiError } from '../../../src/client/errors';
+import { createRadarClient } from '../../../src/client/radar-client';
+import { createRadarTransport } from '../../../src/client/transport';
+import { writePmtiles } from '../../../src/pmtiles/writer';
+import { pyramid, tileBytes } from '../../fixtures/archives';
+import { APPS, KEYS, startEmbeddedApi, type EmbeddedApi } from '../../harness/embedded-api';
+import { recordingFetch } from './recording-fetch';
+
+const TS = '202611221400';
+// Zooms 0..7 with small tiles: enough entries for leaf directories, so several ranges are read.
+const tiles = pyramid(7, 64);
+const archive = writePmtiles(tiles, {
+  tileType: 'png',
+  minZoom: 0,
+  maxZoom: 7,
+  bounds: [-125, 24, -66, 50],
+  center: [-96, 38, 4],
+  metadata: { timestamp: TS },
+});
+const credentials = { apiKey: KEYS.good, appId: APPS.web };
+let api: EmbeddedApi;
+
+beforeAll(async () => {
+  api = await startEmbeddedApi();
+  await api.publish(TS, archive);
+  await api.waitForListed(TS);
+});
+afterAll(() => api.stop());
+
+it('reads the header and tiles byte-identical, sending both credentials on every range request', async () => {
+  const recorder = recordingFetch();
+  const client = createRadarClient({ baseUrl: api.baseUrl, credentials, fetch: recorder.fetch });
+  const reader = client.openArchive(TS);
+  expect(reader.source.getKey()).toBe(`${api.baseUrl}/tiles/${TS}.pmtiles`);
+  expect(client.archiveUrl(TS)).toBe(reader.source.getKey());
+  const header = await reader.getHeader();
+  expect(header.maxZoom).toBe(7);
+  expect(header.leafDirectoryLength).toBeGreaterThan(0);
+  for (const [z, x, y] of [
+    [0, 0, 0],
+    [3, 2, 5],
+    [7, 127, 127],
+    [6, 17, 40],
+  ] as const) {
+    const tile = await reader.getZxy(z, x, y);
+    expect(Buffer.from(tile!.data).equals(tileBytes(z, x, y, 64))).toBe(true);
+  }
+  expect(recorder.requests.length).toBeGreaterThanOrEqual(4);
+  for (const request of recorder.requests) {
+    expect(request.headers.authorization).toBe(`Bearer ${KEYS.good}`);
+    expect(request.headers['x-app']).toBe(`Bearer ${APPS.web}`);
+    expect(request.headers.range).toMatch(/^bytes=\d+-\d+$/);
+    expect(request.status).toBe(206);
+  }
+  // Every counted response updates the quota the client exposes.
+  expect(client.rateLimit()).toMatchObject({ limit: 1000, remaining: expect.any(Number) });
+});
+
+it('returns exactly the requested bytes with the strong ETag and caching headers', async () => {
+  const source = createArchiveSource(createRadarTransport({ baseUrl: api.baseUrl, credentials }), TS);
+  const got = await source.getBytes(100, 50);
+  expect(Buffer.from(got.data).equals(archive.subarray(100, 150))).toBe(true);
+  expect(got.etag).toMatch(/^"[0-9a-f]+"$/);
+  expect(got.cacheControl).toBe('private, max-age=31536000, immutable');
+});
+
+it('a changed ETag raises pmtiles EtagMismatch, so pmtiles reloads the header', async () => {
+  const source = createArchiveSource(createRadarTransport({ baseUrl: api.baseUrl, credentials }), TS);
+  await expect(source.getBytes(0, 10, undefined, '"not-the-etag"')).rejects.toBeInstanceOf(EtagMismatch);
+});
+
+it('an unpublished timestamp is a 404 RadarApiError; a malformed one is refused before any request', async () => {
+  const source = createArchiveSource(createRadarTransport({ baseUrl: api.baseUrl, credentials }), '202001010000');
+  await expect(source.getBytes(0, 10)).rejects.toMatchObject({ status: 404, serviceMessage: 'Not Found' });
+  await expect(source.getBytes(0, 10)).rejects.toBeInstanceOf(RadarApiError);
+  expect(() => archivePath('2026')).toThrow(RangeError);
+});
+
+it('wrong credentials surface as 401 from the reader', async () => {
+  const client = createRadarClient({ baseUrl: api.baseUrl, credentials: { apiKey: 'rk_wrong-0123456789', appId: APPS.web } });
+  await expect(client.openArchive(TS).getHeader()).rejects.toMatchObject({ status: 401 });
+});

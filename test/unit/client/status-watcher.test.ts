@@ -1,0 +1,74 @@
+/** Polling `/status.json` against the running service: new frames arrive, bad credentials stop it. */
+import { RadarApiError } from '../../../src/client/errors';
+import { createRadarClient } from '../../../src/client/radar-client';
+import type { RadarStatus } from '../../../src/client/status';
+import { watchStatus } from '../../../src/client/status-watcher';
+import { buildArchive } from '../../fixtures/archives';
+import { APPS, KEYS, startEmbeddedApi, type EmbeddedApi } from '../../harness/embedded-api';
+import { recordingFetch } from './recording-fetch';
+
+const A = '202611221358';
+const B = '202611221400';
+let api: EmbeddedApi;
+
+beforeAll(async () => {
+  api = await startEmbeddedApi();
+  await api.publish(A, buildArchive(A, 1));
+  await api.waitForListed(A);
+});
+afterAll(() => api.stop());
+
+async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+it('reports the status at once and picks up newly published frames', async () => {
+  const client = createRadarClient({ baseUrl: api.baseUrl, credentials: { apiKey: KEYS.good, appId: APPS.web } });
+  const seen: RadarStatus[] = [];
+  const watch = watchStatus(client, { intervalMs: 50, onStatus: (s) => seen.push(s) });
+  try {
+    await until(() => seen.length >= 1);
+    expect(seen[0]!.timestamps).toEqual([A]);
+    await api.publish(B, buildArchive(B, 1));
+    await until(() => seen.at(-1)!.latest === B);
+    expect(seen.at(-1)!.timestamps).toEqual([B, A]);
+  } finally {
+    watch.stop();
+  }
+});
+
+it('stops polling after 401, since the same credentials cannot succeed', async () => {
+  const recorder = recordingFetch();
+  const client = createRadarClient({
+    baseUrl: api.baseUrl,
+    credentials: { apiKey: 'rk_wrong-0123456789', appId: APPS.web },
+    fetch: recorder.fetch,
+  });
+  const errors: unknown[] = [];
+  const watch = watchStatus(client, { intervalMs: 20, onStatus: () => undefined, onError: (e) => errors.push(e) });
+  await until(() => errors.length === 1);
+  await new Promise((r) => setTimeout(r, 200));
+  watch.stop();
+  expect(errors[0]).toBeInstanceOf(RadarApiError);
+  expect(recorder.requests).toHaveLength(1);
+});
+
+it('refresh() polls at once and stop() ends the polling', async () => {
+  const recorder = recordingFetch();
+  const client = createRadarClient({
+    baseUrl: api.baseUrl,
+    credentials: { apiKey: KEYS.good, appId: APPS.web },
+    fetch: recorder.fetch,
+  });
+  const watch = watchStatus(client, { intervalMs: 60_000, onStatus: () => undefined });
+  await until(() => recorder.requests.length === 1 && recorder.requests[0]!.status !== undefined);
+  await watch.refresh();
+  expect(recorder.requests).toHaveLength(2);
+  watch.stop();
+  await new Promise((r) => setTimeout(r, 100));
+  expect(recorder.requests).toHaveLength(2);
+});
