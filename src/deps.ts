@@ -1,5 +1,7 @@
 /**
- * The one place real clients and adapters are wired from the configuration. Everything else
+ * The one place real clients and adapters are wired from the configuration. Each concern is
+ * chosen independently (DESIGN.md §3.2): Redis or memory for the catalog, limits and events;
+ * S3 or the data directory for archives; the key file or Redis for keys. Everything else
  * receives its dependencies as arguments.
  */
 import fs from 'node:fs/promises';
@@ -7,14 +9,37 @@ import { createFileKeyStore } from './adapters/file-key-store';
 import { createFsArchiveSource, createFsArchiveStore } from './adapters/fs-archive-store';
 import { createMemoryCatalog } from './adapters/memory-catalog';
 import { createMemoryRateLimiter } from './adapters/memory-rate-limiter';
+import { createRedisCatalog } from './adapters/redis-catalog';
+import {
+  closeRedisClient,
+  createRedisClient,
+  createRedisSubscriber,
+  type RedisClient,
+} from './adapters/redis-client';
+import { createRedisKeyStore } from './adapters/redis-key-store';
+import { INGEST_LEADER_KEY } from './adapters/redis-keys';
+import { createRedisLeaderLease } from './adapters/redis-leader-lease';
+import { createRedisRateLimiter } from './adapters/redis-rate-limiter';
+import { createS3ArchiveSource } from './adapters/s3-archive-source';
+import { createS3ArchiveStore } from './adapters/s3-archive-store';
+import { createS3Client, type S3Client } from './adapters/s3-client';
+import { createS3FrameSink } from './adapters/s3-frame-sink';
 import type { Config } from './config';
-import type { ArchiveStore, CatalogReader, KeyStore, RateLimiter } from './domain/ports';
+import type {
+  ArchiveSource,
+  ArchiveStore,
+  CatalogReader,
+  CatalogWriter,
+  KeyStore,
+  RateLimiter,
+} from './domain/ports';
 import { createStatusDocumentSource, type StatusDocument } from './domain/status-document';
 import { ensureDemoCredentials, type DemoCredentials } from './embedded/demo-credentials';
 import { createDirectoryWatcher } from './ingest/directory-watcher';
-import { createIngestCycle } from './ingest/ingest-cycle';
+import { createIngestCycle, type IngestEvents } from './ingest/ingest-cycle';
+import { createIngestWorker } from './ingest/ingest-worker';
 import type { Logger } from './logger';
-import { createDirectorySink } from './sim/frame-sink';
+import { createDirectorySink, type FrameSink } from './sim/frame-sink';
 import { createRenderPool } from './sim/render-pool';
 import { createSimulator } from './sim/simulator';
 import { createStoreProbe, type StoreProbe } from './store-probe';
@@ -41,63 +66,161 @@ export interface ApiDependencies {
   readonly demo: DemoCredentials | undefined;
 }
 
-/** Wires the embedded single-process mode: file system, memory catalog and limiter, key file. */
-export async function wireEmbedded(config: Config, logger: Logger): Promise<ApiDependencies> {
-  if (config.keysFile === undefined) throw new Error('embedded mode needs a key file');
-  await fs.mkdir(config.dataDir, { recursive: true });
-  const demo = await ensureDemoCredentials(config.keysFile);
+/** Redis connections of one process: a command client and one shared subscriber. */
+interface RedisConnections {
+  readonly client: RedisClient;
+  readonly subscriber: RedisClient;
+  close(): Promise<void>;
+}
 
-  const catalog = createMemoryCatalog();
-  const store = createFsArchiveStore(config.dataDir);
-  const keys = await createFileKeyStore({ file: config.keysFile, defaultLimit: config.rateLimit, logger });
-  const limiter = createMemoryRateLimiter(config.rateWindowS);
-  const probe = createStoreProbe(store, logger);
-
-  const statusDocument = createStatusDocumentSource({
-    catalog,
-    storeReachable: probe.reachable,
-    staleAfterS: config.staleAfterS,
-  });
-
-  const cycle = createIngestCycle({
-    source: createFsArchiveSource(config.dataDir),
-    catalog,
-    logger: logger.child({ component: 'ingest' }),
-    retentionS: config.retentionS,
-  });
-  const watcher = createDirectoryWatcher({ dir: config.dataDir, cycle, logger });
-  const services: Service[] = [
-    {
-      name: 'store-probe',
-      start: async () => {
-        await probe.check();
-        probe.start();
-      },
-      stop: async () => probe.stop(),
+function connectRedis(url: string, config: Config, logger: Logger, role: string): RedisConnections {
+  const client = createRedisClient(url, { role, logger, commandTimeoutMs: config.redisTimeoutMs });
+  const subscriber = createRedisSubscriber(url, { role: `${role}-sub`, logger });
+  return {
+    client,
+    subscriber,
+    close: async () => {
+      await closeRedisClient(subscriber);
+      await closeRedisClient(client);
     },
-    { name: 'ingest', start: () => watcher.start(), stop: () => watcher.stop() },
-  ];
+  };
+}
 
-  if (config.simulate) {
-    const pool = createRenderPool({ maxZoom: config.simulator.maxZoom });
-    const simulator = createSimulator({
-      sink: createDirectorySink(config.dataDir),
-      pool,
-      logger: logger.child({ component: 'simulator' }),
-      cadenceS: config.simulator.cadenceS,
-      backfill: config.simulator.backfill,
-    });
-    services.push({
-      name: 'simulator',
-      start: async () => {
-        void simulator.start();
-      },
-      stop: async () => {
-        await simulator.stop();
-        await pool.close();
-      },
-    });
+function connectS3(config: Config): S3Client | undefined {
+  return config.s3 ? createS3Client(config.s3, { timeoutMs: config.s3TimeoutMs }) : undefined;
+}
+
+function archiveSource(config: Config, s3: S3Client | undefined): ArchiveSource {
+  return s3 && config.s3
+    ? createS3ArchiveSource({ client: s3, bucket: config.s3.bucket, prefix: config.s3.prefix, timeoutMs: config.s3TimeoutMs })
+    : createFsArchiveSource(config.dataDir);
+}
+
+/** Where simulator frames go: the bucket when S3 is configured, else the data directory. */
+export function frameSink(config: Config, s3: S3Client | undefined): FrameSink {
+  return s3 && config.s3
+    ? createS3FrameSink({ client: s3, bucket: config.s3.bucket, prefix: config.s3.prefix })
+    : createDirectorySink(config.dataDir);
+}
+
+function simulatorService(config: Config, sink: FrameSink, logger: Logger): Service {
+  const pool = createRenderPool({ maxZoom: config.simulator.maxZoom });
+  const simulator = createSimulator({
+    sink,
+    pool,
+    logger: logger.child({ component: 'simulator' }),
+    cadenceS: config.simulator.cadenceS,
+    backfill: config.simulator.backfill,
+  });
+  return {
+    name: 'simulator',
+    start: async () => {
+      void simulator.start();
+    },
+    stop: async () => {
+      await simulator.stop();
+      await pool.close();
+    },
+  };
+}
+
+/**
+ * In-process ingest for a memory catalog (no Redis): the directory watcher for a data
+ * directory, or the polling ingest loop (always leader) for a bucket.
+ */
+function inProcessIngest(
+  config: Config,
+  source: ArchiveSource,
+  catalog: CatalogWriter,
+  logger: Logger,
+  events: IngestEvents,
+): Service {
+  const cycle = createIngestCycle({ source, catalog, logger, retentionS: config.retentionS, ...events });
+  if (!config.s3) {
+    const watcher = createDirectoryWatcher({ dir: config.dataDir, cycle, logger });
+    return { name: 'ingest', start: () => watcher.start(), stop: () => watcher.stop() };
   }
+  const worker = createIngestWorker({
+    cycle,
+    lease: { acquire: async () => true, release: async () => {} },
+    logger,
+    pollMs: config.ingestPollS * 1000,
+    leaseRenewMs: 60_000,
+  });
+  return { name: 'ingest', start: () => worker.start(), stop: () => worker.stop() };
+}
+
+/** Wires an API process from the configuration. */
+export async function wireApi(config: Config, logger: Logger): Promise<ApiDependencies> {
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, config, logger, 'api') : undefined;
+  const s3 = connectS3(config);
+  const services: Service[] = [];
+  const closers: Array<() => Promise<void>> = [];
+
+  let demo: DemoCredentials | undefined;
+  if (!config.s3) await fs.mkdir(config.dataDir, { recursive: true });
+  if (config.embedded && config.keysFile) demo = await ensureDemoCredentials(config.keysFile);
+  if (config.keysFile !== undefined && !(await fs.stat(config.keysFile).catch(() => undefined))) {
+    throw new Error(`key file ${config.keysFile} does not exist (RADAR_KEYS_FILE); create it with npm run keys`);
+  }
+
+  const store: ArchiveStore =
+    s3 && config.s3
+      ? createS3ArchiveStore({
+          client: s3,
+          bucket: config.s3.bucket,
+          prefix: config.s3.prefix,
+          timeoutMs: config.s3TimeoutMs,
+          logger: logger.child({ component: 's3' }),
+        })
+      : createFsArchiveStore(config.dataDir);
+
+  let catalog: CatalogReader;
+  if (redis) {
+    const redisCatalog = createRedisCatalog({
+      client: redis.client,
+      subscriber: redis.subscriber,
+      logger: logger.child({ component: 'catalog' }),
+      resyncMs: config.resyncS * 1000,
+    });
+    catalog = redisCatalog;
+    services.push({ name: 'catalog', start: () => redisCatalog.start(), stop: () => redisCatalog.stop() });
+  } else {
+    const memoryCatalog = createMemoryCatalog();
+    catalog = memoryCatalog;
+    services.push(inProcessIngest(config, archiveSource(config, s3), memoryCatalog, logger.child({ component: 'ingest' }), {}));
+  }
+
+  const keys: KeyStore =
+    config.keysFile !== undefined
+      ? await createFileKeyStore({ file: config.keysFile, defaultLimit: config.rateLimit, logger })
+      : await createRedisKeyStore({
+          client: redis!.client,
+          subscriber: redis!.subscriber,
+          defaultLimit: config.rateLimit,
+          logger: logger.child({ component: 'keys' }),
+          resyncMs: config.resyncS * 1000,
+        });
+  closers.push(() => keys.close());
+
+  const limiter: RateLimiter = redis
+    ? createRedisRateLimiter({ client: redis.client, windowS: config.rateWindowS, logger: logger.child({ component: 'limiter' }) })
+    : createMemoryRateLimiter(config.rateWindowS);
+
+  const probe = createStoreProbe(store, logger);
+  services.unshift({
+    name: 'store-probe',
+    start: async () => {
+      await probe.check();
+      probe.start();
+    },
+    stop: async () => probe.stop(),
+  });
+  if (config.simulate) services.push(simulatorService(config, frameSink(config, s3), logger));
+
+  closers.push(() => store.close());
+  if (s3) closers.push(async () => s3.close());
+  if (redis) closers.push(() => redis.close());
 
   return {
     catalog,
@@ -105,12 +228,60 @@ export async function wireEmbedded(config: Config, logger: Logger): Promise<ApiD
     keys,
     limiter,
     probe,
-    statusDocument,
+    statusDocument: createStatusDocumentSource({ catalog, storeReachable: probe.reachable, staleAfterS: config.staleAfterS }),
     services,
     demo,
     close: async () => {
-      await keys.close();
-      await store.close();
+      for (const close of closers) await close();
+    },
+  };
+}
+
+/** What the ingest worker process runs: the leader-leased ingest loop over the archive source. */
+export interface IngestDependencies {
+  readonly worker: ReturnType<typeof createIngestWorker>;
+  readonly services: readonly Service[];
+  readonly close: () => Promise<void>;
+}
+
+/** Wires the ingest worker (`npm run ingest`): needs Redis; reads S3 or the data directory. */
+export function wireIngest(
+  config: Config,
+  logger: Logger,
+  owner: string,
+  events: IngestEvents & { onLeadershipChange?: (leader: boolean) => void } = {},
+): IngestDependencies {
+  if (!config.redisUrl) throw new Error('the ingest worker needs REDIS_URL (embedded mode ingests in-process)');
+  const redis = connectRedis(config.redisUrl, config, logger, 'ingest');
+  const s3 = connectS3(config);
+  const catalog = createRedisCatalog({
+    client: redis.client,
+    subscriber: redis.subscriber,
+    logger: logger.child({ component: 'catalog' }),
+    resyncMs: config.resyncS * 1000,
+  });
+  const cycle = createIngestCycle({
+    source: archiveSource(config, s3),
+    catalog,
+    logger,
+    retentionS: config.retentionS,
+    ...events,
+  });
+  const leaseTtlMs = 15_000;
+  const worker = createIngestWorker({
+    cycle,
+    lease: createRedisLeaderLease({ client: redis.client, key: INGEST_LEADER_KEY, owner, ttlMs: leaseTtlMs }),
+    logger,
+    pollMs: config.ingestPollS * 1000,
+    leaseRenewMs: leaseTtlMs / 3,
+    onLeadershipChange: events.onLeadershipChange,
+  });
+  return {
+    worker,
+    services: [{ name: 'ingest-worker', start: () => worker.start(), stop: () => worker.stop() }],
+    close: async () => {
+      s3?.close();
+      await redis.close();
     },
   };
 }

@@ -4,7 +4,7 @@
  */
 import http from 'node:http';
 import { ConfigError, loadConfig, type Config } from '../config';
-import { wireEmbedded } from '../deps';
+import { wireApi } from '../deps';
 import { demoBanner } from '../embedded/demo-credentials';
 import { createAdminServer } from '../http/admin';
 import { createApp } from '../http/app';
@@ -40,11 +40,7 @@ function readConfig(): Config {
 async function main(): Promise<void> {
   const config = readConfig();
   const logger = createLogger(config.logLevel, { service: 'radar-api' });
-  if (!config.embedded) {
-    logger.fatal('REDIS_URL / S3_ENDPOINT production mode is not available in this build yet');
-    process.exit(2);
-  }
-  const deps = await wireEmbedded(config, logger);
+  const deps = await wireApi(config, logger);
   let shuttingDown = false;
 
   const app = createApp({ ...deps, logger, corsOrigins: config.corsOrigins, cacheControl: config.cacheControl });
