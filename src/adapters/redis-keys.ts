@@ -1,0 +1,51 @@
+/**
+ * Every Redis key and channel name the service uses, in one place (DESIGN.md §3.3), so an
+ * operator can read the whole data model here and no module invents a name of its own.
+ *
+ * Keys that a Lua script or transaction touches together carry the hash tag `{radar}`, so
+ * they live in one hash slot and the scripts work unchanged on Redis Cluster. Rate-limit
+ * counters are the deliberate exception: each is touched alone, by one single-key script, so
+ * they stay outside the tag and spread over the cluster's shards instead of loading one.
+ */
+
+/** The hash tag shared by every key that multi-key scripts touch together. */
+export const HASH_TAG = '{radar}';
+
+/**
+ * Sorted set of published timestamps: member = the 12-digit timestamp, score = its epoch
+ * seconds (UTC). Newest first is `ZREVRANGE 0 -1`; retention is `ZRANGEBYSCORE -inf (cutoff`.
+ */
+export const TIMESTAMPS_KEY = `${HASH_TAG}:timestamps`;
+
+/** Prefix of the per-timestamp metadata hashes; see `archiveKey`. */
+export const ARCHIVE_KEY_PREFIX = `${HASH_TAG}:archive:`;
+
+/**
+ * Hash of one published archive's metadata: `size` (bytes), `etag` (with quotes) and
+ * `lastModified` (epoch ms). Written together with the timestamp's `ZADD`, deleted by prune.
+ */
+export function archiveKey(timestamp: string): string {
+  return `${ARCHIVE_KEY_PREFIX}${timestamp}`;
+}
+
+/** Pub/sub channel of catalog changes (JSON publish and prune events) for every replica. */
+export const CATALOG_EVENTS_CHANNEL = `${HASH_TAG}:events`;
+
+/** Ingest leader lease: a string holding the leader's id, set with NX and a PX expiry. */
+export const INGEST_LEADER_KEY = `${HASH_TAG}:ingest:leader`;
+
+/** The key registry as JSON in the key-file format of DESIGN.md §3.2 (hashes, never keys). */
+export const KEY_REGISTRY_KEY = `${HASH_TAG}:keys:registry`;
+
+/** Pub/sub channel announcing a key registry change; replicas reload on any message. */
+export const KEY_EVENTS_CHANNEL = `${HASH_TAG}:keys:events`;
+
+/**
+ * Prefix of the rate-limit counters of keys with `limit` requests per window. A counter is
+ * `radar:rl:<limit>:<keyId>` (rate-limiter-flexible appends `:<keyId>`), a string with the
+ * points consumed and the window as its TTL. Outside the hash tag on purpose (see above); a
+ * changed limit starts a fresh window under the new prefix.
+ */
+export function rateLimitKeyPrefix(limit: number): string {
+  return `radar:rl:${limit}`;
+}
