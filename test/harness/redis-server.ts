@@ -1,0 +1,249 @@
+/**
+ * A real, disposable Redis for integration tests: a `redis:7` container when a container
+ * runtime answers, otherwise the local `redis-server` binary on a free loopback port (no
+ * persistence, so a restart comes back empty, like a production Redis without persistence).
+ * Tests can kill, restart, pause and resume it to exercise the outage paths for real.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import { chooseBackend, loadedTestcontainers, type TestBackend } from './container-runtime';
+
+export interface RedisServer {
+  /** `redis://host:port`, stable across `restart()`. */
+  readonly url: string;
+  readonly port: number;
+  readonly backend: TestBackend;
+  /** Stops for good (graceful). */
+  stop(): Promise<void>;
+  /** Dies at once (SIGKILL / container killed); `restart()` brings it back. */
+  kill(): Promise<void>;
+  /** A fresh, empty server on the same port (kills the current one first if it runs). */
+  restart(): Promise<void>;
+  /** Freezes the server (SIGSTOP / container pause): connections stay open, nothing answers. */
+  pause(): Promise<void>;
+  resume(): Promise<void>;
+}
+
+const REDIS_ARGS = [
+  '--save',
+  '',
+  '--appendonly',
+  'no',
+  '--protected-mode',
+  'no',
+  '--loglevel',
+  'warning',
+];
+let announced = false;
+
+function announce(line: string): void {
+  if (announced) return;
+  announced = true;
+  console.info(`[redis harness] ${line}`);
+}
+
+/** Polls `check` every `intervalMs` until it returns true; rejects at the deadline. */
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what = 'condition',
+  intervalMs = 20,
+): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    if (await check()) return Date.now() - started;
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`${what} not reached within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** Sends PING over a raw socket; true on +PONG. */
+function ping(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function redisBinary(): string {
+  const configured = process.env['REDIS_SERVER_BIN'];
+  if (configured) return configured;
+  return fs.existsSync('/usr/bin/redis-server') ? '/usr/bin/redis-server' : 'redis-server';
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/** Spawns redis-server on `port`; resolves once it answers PING, rejects if it exits first. */
+async function spawnRedis(port: number): Promise<ChildProcess> {
+  const child = spawn(
+    redisBinary(),
+    ['--port', String(port), '--bind', '127.0.0.1', ...REDIS_ARGS],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  let exitedEarly = false;
+  child.once('exit', () => (exitedEarly = true));
+  child.once('error', (err) => {
+    exitedEarly = true;
+    stderr += err.message;
+  });
+  const deadline = Date.now() + 10_000;
+  while (!(await ping(port))) {
+    if (exitedEarly)
+      throw new Error(`redis-server on port ${port} exited: ${stderr.trim() || 'no output'}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`redis-server on port ${port} did not answer within 10 s`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return child;
+}
+
+async function startLocal(reason: string): Promise<RedisServer> {
+  let child: ChildProcess | undefined;
+  let port = 0;
+  for (let attempt = 1; !child; attempt += 1) {
+    port = await freePort();
+    try {
+      child = await spawnRedis(port);
+    } catch (err) {
+      if (attempt >= 3) throw err; // a port taken between probe and bind: try another
+    }
+  }
+  announce(`local redis-server (${redisBinary()}), ${reason}`);
+  let paused = false;
+  const killOnExit = () => child?.kill('SIGKILL');
+  process.on('exit', killOnExit);
+
+  const kill = async () => {
+    if (!child) return;
+    const current = child;
+    child = undefined;
+    paused = false;
+    current.kill('SIGKILL');
+    await exited(current);
+  };
+
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    backend: 'local',
+    kill,
+    async stop() {
+      if (child) {
+        const current = child;
+        child = undefined;
+        if (paused) current.kill('SIGCONT');
+        current.kill('SIGTERM');
+        await exited(current);
+      }
+      process.off('exit', killOnExit);
+    },
+    async restart() {
+      await kill();
+      // The old listening socket is gone with the process; retry briefly if the port lingers.
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          child = await spawnRedis(port);
+          return;
+        } catch (err) {
+          if (attempt >= 5) throw err;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+    },
+    async pause() {
+      if (child && !paused) {
+        child.kill('SIGSTOP');
+        paused = true;
+      }
+    },
+    async resume() {
+      if (child && paused) {
+        child.kill('SIGCONT');
+        paused = false;
+      }
+    },
+  };
+}
+
+async function startContainer(reason: string): Promise<RedisServer> {
+  const { GenericContainer, Wait, getContainerRuntimeClient } = loadedTestcontainers();
+  const create = (hostPort?: number) =>
+    new GenericContainer('redis:7')
+      .withCommand(['redis-server', ...REDIS_ARGS])
+      .withExposedPorts(hostPort === undefined ? 6379 : { container: 6379, host: hostPort })
+      .withWaitStrategy(Wait.forLogMessage('Ready to accept connections'))
+      .start();
+  let container: Awaited<ReturnType<typeof create>> | undefined = await create();
+  const port = container.getMappedPort(6379);
+  const host = container.getHost();
+  announce(`redis:7 container, ${reason}`);
+  const dockerContainer = async () => {
+    if (!container) throw new Error('redis container is not running');
+    return (await getContainerRuntimeClient()).container.getById(container.getId());
+  };
+  let paused = false;
+  const kill = async () => {
+    if (!container) return;
+    if (paused) await (await dockerContainer()).unpause(); // engines refuse to stop a paused container
+    paused = false;
+    const current = container;
+    container = undefined;
+    await current.stop({ timeout: 0 });
+  };
+  return {
+    url: `redis://${host}:${port}`,
+    port,
+    backend: 'container',
+    kill,
+    stop: kill,
+    async restart() {
+      await kill();
+      container = await create(port);
+    },
+    async pause() {
+      if (paused) return;
+      await (await dockerContainer()).pause();
+      paused = true;
+    },
+    async resume() {
+      if (!paused) return;
+      await (await dockerContainer()).unpause();
+      paused = false;
+    },
+  };
+}
+
+/** Starts a Redis on the best available backend and says once per process which one it is. */
+export async function startRedis(): Promise<RedisServer> {
+  const { backend, reason } = await chooseBackend();
+  return backend === 'container' ? startContainer(reason) : startLocal(reason);
+}
