@@ -1,0 +1,255 @@
+/**
+ * The Redis catalog against a real Redis (container or local redis-server, see the harness):
+ * exactly-once publication, propagation to every replica by events, healing by resync, and
+ * recovery after Redis restarts empty — all without restarting a replica.
+ */
+import {
+  closeRedisClient,
+  createRedisClient,
+  createRedisSubscriber,
+  waitForRedisReady,
+  type RedisClient,
+} from '../../src/adapters/redis-client';
+import { createRedisCatalog, type RedisCatalog } from '../../src/adapters/redis-catalog';
+import { archiveKey, CATALOG_EVENTS_CHANNEL, TIMESTAMPS_KEY } from '../../src/adapters/redis-keys';
+import type { ArchiveMeta, CatalogSnapshot } from '../../src/domain/ports';
+import { parseTimestamp } from '../../src/domain/timestamps';
+import { createSilentLogger } from '../../src/logger';
+import { startRedis, waitUntil, type RedisServer } from '../harness/redis-server';
+
+const logger = createSilentLogger();
+let redis: RedisServer;
+let admin: RedisClient;
+const clients: RedisClient[] = [];
+const catalogs: RedisCatalog[] = [];
+
+function meta(timestamp: string, size = 1000): ArchiveMeta {
+  return {
+    timestamp,
+    size,
+    etag: `"etag-${timestamp}"`,
+    lastModified: new Date(Date.UTC(2024, 4, 1, 12, 0, 7)),
+  };
+}
+
+function connect(role: string): RedisClient {
+  const client = createRedisClient(redis.url, {
+    role,
+    logger,
+    commandTimeoutMs: 500,
+    maxReconnectDelayMs: 200,
+  });
+  clients.push(client);
+  return client;
+}
+
+/** One replica: its own command client, subscriber and catalog, as a separate process would have. */
+async function startReplica(resyncMs: number): Promise<RedisCatalog> {
+  const subscriber = createRedisSubscriber(redis.url, {
+    role: 'test-sub',
+    logger,
+    maxReconnectDelayMs: 200,
+  });
+  clients.push(subscriber);
+  const catalog = createRedisCatalog({ client: connect('test-api'), subscriber, logger, resyncMs });
+  catalogs.push(catalog);
+  await catalog.start();
+  return catalog;
+}
+
+/** The ingest side: writes only (never started), on its own connection. */
+async function startWriter(): Promise<RedisCatalog> {
+  const client = connect('ingest');
+  await waitForRedisReady(client, 5000);
+  return createRedisCatalog({ client, subscriber: admin, logger, resyncMs: 60_000 });
+}
+
+const listed = (catalog: RedisCatalog, ts: string) => catalog.current().get(ts) !== undefined;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  admin = connect('test-admin');
+  await waitForRedisReady(admin, 5000);
+});
+
+afterEach(async () => {
+  await Promise.all(catalogs.splice(0).map((c) => c.stop()));
+  await waitForRedisReady(admin, 5000);
+  await admin.flushall();
+});
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => closeRedisClient(c)));
+  await redis?.stop();
+});
+
+describe('Redis catalog on a real Redis', () => {
+  test('publication is atomic and exactly once, even when writers race', async () => {
+    const events: string[] = [];
+    const listener = createRedisSubscriber(redis.url, { role: 'test-listen', logger });
+    clients.push(listener);
+    listener.on('message', (_channel: string, message: string) => events.push(message));
+    await listener.subscribe(CATALOG_EVENTS_CHANNEL);
+
+    const [clientA, clientB] = [connect('writer-a'), connect('writer-b')];
+    await Promise.all([waitForRedisReady(clientA, 5000), waitForRedisReady(clientB, 5000)]);
+    // Writers only: never started, so their subscriber is unused.
+    const writerA = createRedisCatalog({
+      client: clientA,
+      subscriber: listener,
+      logger,
+      resyncMs: 60_000,
+    });
+    const writerB = createRedisCatalog({
+      client: clientB,
+      subscriber: listener,
+      logger,
+      resyncMs: 60_000,
+    });
+    const ts = '202405011200';
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? writerA : writerB).publish(meta(ts))),
+    );
+
+    expect(results.filter((r) => r)).toHaveLength(1);
+    expect(await admin.zrange(TIMESTAMPS_KEY, 0, -1, 'WITHSCORES')).toEqual([
+      ts,
+      String(parseTimestamp(ts)! / 1000),
+    ]);
+    expect(await admin.hgetall(archiveKey(ts))).toEqual({
+      size: '1000',
+      etag: `"etag-${ts}"`,
+      lastModified: String(Date.UTC(2024, 4, 1, 12, 0, 7)),
+    });
+    await waitUntil(() => events.length >= 1, 2000, 'publish event');
+    await new Promise((r) => setTimeout(r, 100)); // a duplicate event would have arrived by now
+    expect(events).toHaveLength(1);
+    expect(JSON.parse(events[0]!)).toMatchObject({ type: 'publish', timestamp: ts, size: 1000 });
+    expect(await writerB.list()).toEqual([ts]);
+  });
+
+  test('two replicas list a publication within 1 s through events, and drop pruned ones', async () => {
+    // A resync period far beyond the test: only the event channel can deliver.
+    const [one, two] = await Promise.all([startReplica(60_000), startReplica(60_000)]);
+    const writer = await startWriter();
+    const seen: CatalogSnapshot[] = [];
+    two.subscribe((s) => seen.push(s));
+    expect(one.inSync()).toBe(true);
+    expect(two.current().timestamps).toEqual([]);
+
+    const started = Date.now();
+    expect(await writer.publish(meta('202405011202'))).toBe(true);
+    await waitUntil(
+      () => listed(one, '202405011202') && listed(two, '202405011202'),
+      5000,
+      'both replicas listing',
+    );
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(two.current().get('202405011202')).toEqual(meta('202405011202'));
+    expect(seen).toHaveLength(1);
+
+    await writer.publish(meta('202405011206'));
+    await writer.publish(meta('202405011204'));
+    await waitUntil(
+      () => two.current().timestamps.length === 3 && one.current().timestamps.length === 3,
+      2000,
+      '3 listed',
+    );
+    expect(one.current().timestamps).toEqual(['202405011206', '202405011204', '202405011202']);
+
+    const pruneStarted = Date.now();
+    // Everything before 12:05 leaves; 12:06 stays.
+    expect(await writer.prune(Date.UTC(2024, 4, 1, 12, 5))).toEqual([
+      '202405011202',
+      '202405011204',
+    ]);
+    await waitUntil(
+      () => one.current().timestamps.length === 1 && two.current().timestamps.length === 1,
+      5000,
+      'prune on both replicas',
+    );
+    expect(Date.now() - pruneStarted).toBeLessThan(1000);
+    expect(two.current().timestamps).toEqual(['202405011206']);
+    expect(await admin.exists(archiveKey('202405011202'))).toBe(0);
+    expect(await writer.prune(Date.UTC(2024, 4, 1, 12, 5))).toEqual([]);
+  });
+
+  test('a missed event heals at the next resync', async () => {
+    const replica = await startReplica(300);
+    // Written behind the catalog's back: no event is ever published for it.
+    const ts = '202405011210';
+    await admin.hset(archiveKey(ts), 'size', '77', 'etag', '"x"', 'lastModified', '1714564800000');
+    await admin.zadd(TIMESTAMPS_KEY, parseTimestamp(ts)! / 1000, ts);
+    await waitUntil(() => listed(replica, ts), 5000, 'healed by resync');
+    expect(replica.current().get(ts)?.size).toBe(77);
+    // And a vanished entry disappears the same way.
+    await admin.del(TIMESTAMPS_KEY, archiveKey(ts));
+    await waitUntil(() => !listed(replica, ts), 5000, 'removal healed by resync');
+  });
+
+  test('Redis restarted empty: last good snapshot while down, then the rebuilt index, without restarting replicas', async () => {
+    const resyncMs = 300;
+    const [one, two] = await Promise.all([startReplica(resyncMs), startReplica(resyncMs)]);
+    const ingestClient = connect('ingest');
+    await waitForRedisReady(ingestClient, 5000);
+    const writer = createRedisCatalog({
+      client: ingestClient,
+      subscriber: admin,
+      logger,
+      resyncMs,
+    });
+    await writer.publish(meta('202405011220'));
+    await writer.publish(meta('202405011222'));
+    await waitUntil(
+      () => two.current().timestamps.length === 2 && one.current().timestamps.length === 2,
+      3000,
+      'listed',
+    );
+
+    await redis.kill();
+    await waitUntil(() => !one.inSync() && !two.inSync(), 5000, 'out of sync while Redis is down');
+    // Still serving what it knew.
+    expect(one.current().timestamps).toEqual(['202405011222', '202405011220']);
+    await expect(writer.publish(meta('202405011224'))).rejects.toThrow();
+
+    await redis.restart();
+    // Redis answers with an empty index: accepted (ingest reconciliation rebuilds it).
+    await waitUntil(
+      () =>
+        one.inSync() &&
+        two.inSync() &&
+        one.current().timestamps.length === 0 &&
+        two.current().timestamps.length === 0,
+      5000,
+      'replicas in sync with the empty index',
+    );
+    await waitForRedisReady(ingestClient, 5000);
+
+    // The ingest reconciliation republishes; replicas follow within the event bound.
+    const started = Date.now();
+    expect(await writer.publish(meta('202405011222'))).toBe(true);
+    await waitUntil(
+      () => listed(one, '202405011222') && listed(two, '202405011222'),
+      5000,
+      'republished on both',
+    );
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  test('a frozen Redis: requests keep the snapshot, the replica reports out of sync, and recovers', async () => {
+    const replica = await startReplica(300);
+    const writer = await startWriter();
+    await writer.publish(meta('202405011230'));
+    await waitUntil(() => listed(replica, '202405011230'), 3000, 'listed');
+
+    await redis.pause();
+    try {
+      await waitUntil(() => !replica.inSync(), 5000, 'out of sync while Redis hangs');
+      expect(replica.current().timestamps).toEqual(['202405011230']);
+    } finally {
+      await redis.resume();
+    }
+    await waitUntil(() => replica.inSync(), 5000, 'in sync again');
+    expect(replica.current().timestamps).toEqual(['202405011230']);
+  });
+});
