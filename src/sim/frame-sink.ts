@@ -21,8 +21,11 @@ export interface FrameSink {
   put(timestamp: string, bytes: Buffer): Promise<void>;
 }
 
+/** Checks the errno code by shape, not `instanceof` (fs errors may come from another realm). */
 function isErrno(error: unknown, ...codes: string[]): boolean {
-  return error instanceof Error && codes.includes((error as NodeJS.ErrnoException).code ?? '');
+  const code =
+    typeof error === 'object' && error !== null ? (error as NodeJS.ErrnoException).code : undefined;
+  return typeof code === 'string' && codes.includes(code);
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -75,6 +75,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   const cadenceMs = cadenceS * 1000;
 
   const settled = new Set<string>(); // published or found in the sink
+  const failed = new Set<string>(); // not retried before the next cadence boundary
   const inFlight = new Map<string, Promise<void>>();
   const startup = new Set<string>();
   let startupTotal = 0;
@@ -102,7 +103,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     const capacity = firstSettled ? Math.max(1, pool.size) : 1;
     for (const timestamp of wanted()) {
       if (inFlight.size >= capacity) break;
-      if (settled.has(timestamp) || inFlight.has(timestamp)) continue;
+      if (settled.has(timestamp) || failed.has(timestamp) || inFlight.has(timestamp)) continue;
       const job = produce(timestamp).finally(() => {
         inFlight.delete(timestamp);
         pump();
@@ -134,12 +135,14 @@ export function createSimulator(options: SimulatorOptions): Simulator {
       settled.add(timestamp);
     } catch (caught) {
       outcome = 'failed';
-      error = caught instanceof Error ? caught : new Error(String(caught));
+      error = toError(caught);
     }
     const elapsedMs = outcome === 'skipped' ? 0 : Math.round(performance.now() - began);
     firstSettled = true;
     if (outcome === 'failed') {
-      if (!stopped) logger.warn({ timestamp, err: error }, 'radar frame failed; retrying at the next boundary');
+      failed.add(timestamp);
+      if (!stopped)
+        logger.warn({ timestamp, err: error }, 'radar frame failed; retrying at the next boundary');
     } else if (outcome === 'published') {
       logger.info({ timestamp, bytes, ms: elapsedMs, phase }, 'radar frame published');
     } else {
@@ -152,7 +155,16 @@ export function createSimulator(options: SimulatorOptions): Simulator {
       done = ++startupDone;
       total = startupTotal;
     }
-    onProgress?.({ phase, timestamp, outcome, done, total, elapsedMs, bytes, ...(error ? { error } : {}) });
+    onProgress?.({
+      phase,
+      timestamp,
+      outcome,
+      done,
+      total,
+      elapsedMs,
+      bytes,
+      ...(error ? { error } : {}),
+    });
     if (phase === 'startup' && startup.size === 0) finishStartup();
   };
 
@@ -162,6 +174,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     const delay = Math.floor(at / cadenceMs) * cadenceMs + cadenceMs - at;
     timer = setTimeout(() => {
       timer = undefined;
+      failed.clear();
       pump();
       arm();
     }, delay);
@@ -175,7 +188,10 @@ export function createSimulator(options: SimulatorOptions): Simulator {
         const newest = currentSlot();
         for (let i = 0; i < backfill; i++) startup.add(formatTimestamp(newest - i * cadenceMs));
         startupTotal = startup.size;
-        logger.info({ newest: formatTimestamp(newest), frames: startupTotal, cadenceS }, 'radar simulator starting');
+        logger.info(
+          { newest: formatTimestamp(newest), frames: startupTotal, cadenceS },
+          'radar simulator starting',
+        );
         pump();
         arm();
       });
@@ -190,4 +206,11 @@ export function createSimulator(options: SimulatorOptions): Simulator {
       finishStartup();
     },
   };
+}
+
+/** Errors from another realm (e.g. fs errors under a vm) fail `instanceof Error`; keep them as they are. */
+function toError(value: unknown): Error {
+  if (typeof value === 'object' && value !== null && typeof (value as Error).message === 'string')
+    return value as Error;
+  return new Error(String(value));
 }
