@@ -56,7 +56,8 @@ function parse(argv: string[]) {
     backfill: integer('backfill', values.backfill, 1, 10_000),
     cadenceS,
     maxZoom: integer('max-zoom', values['max-zoom'], 0, 12),
-    workers: values.workers === undefined ? defaultPoolSize() : integer('workers', values.workers, 1, 64),
+    workers:
+      values.workers === undefined ? defaultPoolSize() : integer('workers', values.workers, 1, 64),
     seed: values.seed === undefined ? undefined : integer('seed', values.seed, 0, 2 ** 32 - 1),
     once: values.once,
     logLevel: values['log-level'],
@@ -140,6 +141,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`simulate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `simulate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(1);
 });

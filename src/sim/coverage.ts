@@ -13,7 +13,12 @@ export interface GeoBounds {
 }
 
 /** Contiguous United States, the coverage of every archive. */
-export const CONUS_BOUNDS: GeoBounds = Object.freeze({ west: -125, south: 24, east: -66, north: 50 });
+export const CONUS_BOUNDS: GeoBounds = Object.freeze({
+  west: -125,
+  south: 24,
+  east: -66,
+  north: 50,
+});
 
 /** Highest zoom rendered unless configured otherwise (about 1.2 km per pixel at 38 N). */
 export const DEFAULT_MAX_ZOOM = 7;

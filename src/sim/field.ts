@@ -5,7 +5,12 @@
  */
 import { CONUS_BOUNDS, type GeoBounds } from './coverage';
 import { valueNoise3 } from './noise';
-import { echoesAt, KM_PER_DEG_LAT, KM_PER_DEG_LON } from './storm-systems';
+import { KM_PER_DEG_LAT, KM_PER_DEG_LON } from './echo';
+import { echoesAt } from './storm-systems';
+
+// Local bindings: these run in hot loops, and inside vm contexts (jest) a global lookup such as
+// `Math` costs far more than a closure variable.
+const { exp, log10 } = Math;
 
 /** Options of {@link createReflectivityField}. */
 export interface FieldOptions {
@@ -70,9 +75,18 @@ export function createReflectivityField(options: FieldOptions = {}): Reflectivit
         const reach = Math.max(echo.alongKm, echo.acrossKm) / Math.sqrt(1 - echo.ragged);
         const textureT = epochS / 900;
         const c0 = Math.max(0, Math.ceil((echo.lon - reach / kmPerDegLon - bounds.west) / step));
-        const c1 = Math.min(cols - 1, Math.floor((echo.lon + reach / kmPerDegLon - bounds.west) / step));
-        const r0 = Math.max(0, Math.ceil((bounds.north - echo.lat - reach / KM_PER_DEG_LAT) / step));
-        const r1 = Math.min(rows - 1, Math.floor((bounds.north - echo.lat + reach / KM_PER_DEG_LAT) / step));
+        const c1 = Math.min(
+          cols - 1,
+          Math.floor((echo.lon + reach / kmPerDegLon - bounds.west) / step),
+        );
+        const r0 = Math.max(
+          0,
+          Math.ceil((bounds.north - echo.lat - reach / KM_PER_DEG_LAT) / step),
+        );
+        const r1 = Math.min(
+          rows - 1,
+          Math.floor((bounds.north - echo.lat + reach / KM_PER_DEG_LAT) / step),
+        );
         const k = echo.peak * LN10_OVER_10;
         const invA = 1 / echo.alongKm;
         const invC = 1 / echo.acrossKm;
@@ -86,13 +100,18 @@ export function createReflectivityField(options: FieldOptions = {}): Reflectivit
             let q2 = along * along + across * across;
             if (echo.ragged > 0) {
               if (q2 * (1 - echo.ragged) >= 1) continue;
-              const n = valueNoise3(echo.textureSeed, dx / RAGGED_SCALE_KM, dy / RAGGED_SCALE_KM, textureT);
+              const n = valueNoise3(
+                echo.textureSeed,
+                dx / RAGGED_SCALE_KM,
+                dy / RAGGED_SCALE_KM,
+                textureT,
+              );
               q2 *= 1 + echo.ragged * (2 * n - 1);
             }
             if (q2 >= 1) continue;
             const shape = echo.power === 2 ? q2 : q2 * q2;
             // Minus one keeps the edge continuous: the echo adds nothing at q = 1.
-            z[row + c]! += Math.exp(k * (1 - shape)) - 1;
+            z[row + c]! += exp(k * (1 - shape)) - 1;
           }
         }
       }
@@ -116,7 +135,7 @@ export function createReflectivityField(options: FieldOptions = {}): Reflectivit
             0.5 * valueNoise3(seed + 1, lon / 0.9, lat / 0.9, coarseT) +
             0.3 * valueNoise3(seed + 2, lon / 0.3, lat / 0.3, fineT) +
             0.2 * valueNoise3(seed + 3, lon / 0.12, lat / 0.12, fineT);
-          dbz[i] = 10 * Math.log10(zi) + (n - 0.5) * 2 * TEXTURE_AMPLITUDE_DBZ;
+          dbz[i] = 10 * log10(zi) + (n - 0.5) * 2 * TEXTURE_AMPLITUDE_DBZ;
         }
       }
       return { bounds, stepDeg: step, cols, rows, dbz };

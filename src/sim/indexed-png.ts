@@ -80,7 +80,9 @@ export function createIndexedPngEncoder(
     encode(width, height, bitDepth, scanlines) {
       const rowBytes = 1 + Math.ceil((width * bitDepth) / 8);
       if (scanlines.length !== rowBytes * height) {
-        throw new RangeError(`scanlines hold ${scanlines.length} bytes, expected ${rowBytes * height}`);
+        throw new RangeError(
+          `scanlines hold ${scanlines.length} bytes, expected ${rowBytes * height}`,
+        );
       }
       if (palette.length > 2 ** bitDepth) {
         throw new RangeError(`${palette.length} palette entries do not fit ${bitDepth} bits`);

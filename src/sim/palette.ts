@@ -65,5 +65,10 @@ export function hexToRgb(color: string): [number, number, number] {
  * tiles, and what tests compare decoded pixels against.
  */
 export function paletteRgba(): Array<[number, number, number, number]> {
-  return [[0, 0, 0, 0], ...REFLECTIVITY_PALETTE.map((s) => [...hexToRgb(s.color), 255] as [number, number, number, number])];
+  return [
+    [0, 0, 0, 0],
+    ...REFLECTIVITY_PALETTE.map(
+      (s) => [...hexToRgb(s.color), 255] as [number, number, number, number],
+    ),
+  ];
 }

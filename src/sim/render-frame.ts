@@ -41,7 +41,10 @@ export function createFrameRenderer(options: FrameOptions = {}): FrameRenderer {
   if (!Number.isInteger(maxZoom) || maxZoom < 0 || maxZoom > 12) {
     throw new RangeError(`maxZoom must be an integer in 0..12, got ${maxZoom}`);
   }
-  const field = createReflectivityField({ seed: options.seed ?? DEFAULT_SEED, stepDeg: options.stepDeg });
+  const field = createReflectivityField({
+    seed: options.seed ?? DEFAULT_SEED,
+    stepDeg: options.stepDeg,
+  });
   const tiles = createTileRenderer({ pngLevel: options.pngLevel });
   const ranges = tileRanges(CONUS_BOUNDS, maxZoom);
   const { west, south, east, north } = CONUS_BOUNDS;
@@ -49,7 +52,8 @@ export function createFrameRenderer(options: FrameOptions = {}): FrameRenderer {
   return {
     render(timestamp) {
       const epochMs = parseTimestamp(timestamp);
-      if (epochMs === undefined) throw new RangeError(`invalid timestamp ${JSON.stringify(timestamp)}`);
+      if (epochMs === undefined)
+        throw new RangeError(`invalid timestamp ${JSON.stringify(timestamp)}`);
       const grid = field.sample(epochMs);
       const out: TileInput[] = [];
       for (const range of ranges) {

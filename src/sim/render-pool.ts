@@ -51,7 +51,10 @@ interface Slot {
  */
 function workerEntry(): { file: string; execArgv: string[] } {
   if (__filename.endsWith('.ts')) {
-    return { file: join(__dirname, 'render-worker.ts'), execArgv: ['--require', require.resolve('tsx/cjs')] };
+    return {
+      file: join(__dirname, 'render-worker.ts'),
+      execArgv: ['--require', require.resolve('tsx/cjs')],
+    };
   }
   return { file: join(__dirname, 'render-worker.js'), execArgv: [] };
 }
@@ -63,7 +66,8 @@ function workerEntry(): { file: string; execArgv: string[] } {
 export function createRenderPool(options: RenderPoolOptions = {}): RenderPool {
   const { size: requested, ...frame } = options;
   const size = requested ?? defaultPoolSize();
-  if (!Number.isInteger(size) || size < 1) throw new RangeError(`pool size must be a positive integer, got ${size}`);
+  if (!Number.isInteger(size) || size < 1)
+    throw new RangeError(`pool size must be a positive integer, got ${size}`);
   const entry = workerEntry();
   const workerData: RenderWorkerData = { kind: 'radar-render', frame };
   const queue: Job[] = [];
@@ -73,7 +77,10 @@ export function createRenderPool(options: RenderPoolOptions = {}): RenderPool {
   let closing: Promise<void> | undefined;
 
   const spawn = (): Slot => {
-    const slot: Slot = { worker: new Worker(entry.file, { execArgv: entry.execArgv, workerData }), job: undefined };
+    const slot: Slot = {
+      worker: new Worker(entry.file, { execArgv: entry.execArgv, workerData }),
+      job: undefined,
+    };
     slot.worker.unref();
     slot.worker.on('message', (reply: RenderReply) => {
       const job = slot.job;
@@ -87,7 +94,9 @@ export function createRenderPool(options: RenderPoolOptions = {}): RenderPool {
       slot.job = undefined;
       const index = slots.indexOf(slot);
       if (index >= 0) slots.splice(index, 1);
-      job?.reject(new Error(`render worker died while rendering ${job.timestamp}: ${error.message}`));
+      job?.reject(
+        new Error(`render worker died while rendering ${job.timestamp}: ${error.message}`),
+      );
       if (!closing) {
         slots.push(spawn());
         dispatch();

@@ -8,6 +8,10 @@ import type { FieldGrid } from './field';
 import { createIndexedPngEncoder } from './indexed-png';
 import { MIN_VISIBLE_DBZ, paletteRgba, REFLECTIVITY_PALETTE } from './palette';
 
+// Local bindings: these run in hot loops, and inside vm contexts (jest) a global lookup such as
+// `Math` costs far more than a closure variable.
+const { floor, min } = Math;
+
 /** Renders tiles; holds scratch buffers, so use one per thread. */
 export interface TileRenderer {
   /**
@@ -46,7 +50,7 @@ export function createTileRenderer(options: TileRendererOptions = {}): TileRende
         const lon = ((x * TILE_SIZE + px + 0.5) / worldPx) * 360 - 180;
         const gx = (lon - west) / step;
         if (gx >= 0 && gx <= cols - 1) {
-          const c0 = Math.min(cols - 2, Math.floor(gx));
+          const c0 = min(cols - 2, floor(gx));
           colCell[px] = c0;
           colFrac[px] = gx - c0;
           if (px < firstCol) firstCol = px;
@@ -60,9 +64,17 @@ export function createTileRenderer(options: TileRendererOptions = {}): TileRende
       // Grid rows this tile can reach; if none of their cells is visible, nothing to draw.
       const rowOf = (py: number) => (north - tileYToLat(y + (py + 0.5) / TILE_SIZE, z)) / step;
       const gyTop = Math.max(0, rowOf(0));
-      const gyBottom = Math.min(rows - 1, rowOf(TILE_SIZE - 1));
+      const gyBottom = min(rows - 1, rowOf(TILE_SIZE - 1));
       if (gyTop > rows - 1 || gyBottom < 0) return undefined;
-      if (!anyVisible(grid, colCell[firstCol]!, colCell[lastCol]! + 1, Math.floor(gyTop), Math.ceil(gyBottom))) {
+      if (
+        !anyVisible(
+          grid,
+          colCell[firstCol]!,
+          colCell[lastCol]! + 1,
+          floor(gyTop),
+          Math.ceil(gyBottom),
+        )
+      ) {
         return undefined;
       }
 
@@ -71,7 +83,7 @@ export function createTileRenderer(options: TileRendererOptions = {}): TileRende
       for (let py = 0; py < TILE_SIZE; py++) {
         const gy = rowOf(py);
         if (!(gy >= 0 && gy <= rows - 1)) continue;
-        const r0 = Math.min(rows - 2, Math.floor(gy));
+        const r0 = min(rows - 2, floor(gy));
         const fy = gy - r0;
         const top = r0 * cols;
         const bottom = top + cols;
@@ -88,7 +100,7 @@ export function createTileRenderer(options: TileRendererOptions = {}): TileRende
           const lower = c + (d - c) * fx;
           const value = upper + (lower - upper) * fy;
           if (value < MIN_VISIBLE_DBZ) continue;
-          const index = value >= 5 * TOP_INDEX ? TOP_INDEX : Math.floor(value / 5);
+          const index = value >= 5 * TOP_INDEX ? TOP_INDEX : floor(value / 5);
           scanlines[out + (px >> 1)]! |= px & 1 ? index : index << 4;
           drawn++;
         }

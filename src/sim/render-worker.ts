@@ -25,7 +25,11 @@ export interface RenderWorkerData {
 
 /** A transferable ArrayBuffer holding exactly `bytes` (copied only if it shares a pool slab). */
 export function detachable(bytes: Buffer): ArrayBuffer {
-  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer) {
+  if (
+    bytes.byteOffset === 0 &&
+    bytes.byteLength === bytes.buffer.byteLength &&
+    bytes.buffer instanceof ArrayBuffer
+  ) {
     return bytes.buffer;
   }
   const copy = new ArrayBuffer(bytes.byteLength);
@@ -44,7 +48,11 @@ if (port && data?.kind === 'radar-render') {
       reply = { id: request.id, ok: true, bytes };
       port.postMessage(reply, [bytes]);
     } catch (error) {
-      reply = { id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) };
+      reply = {
+        id: request.id,
+        ok: false,
+        message: error instanceof Error ? error.message : String(error),
+      };
       port.postMessage(reply);
     }
   });
