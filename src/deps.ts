@@ -37,6 +37,7 @@ import { createStatusDocumentSource, type StatusDocument } from './domain/status
 import { ensureDemoCredentials, type DemoCredentials } from './embedded/demo-credentials';
 import { createDirectoryWatcher } from './ingest/directory-watcher';
 import { createIngestCycle, type IngestEvents } from './ingest/ingest-cycle';
+import { watchBucketNotifications, type BucketNotifications } from './ingest/bucket-notifications';
 import { createIngestWorker } from './ingest/ingest-worker';
 import type { Logger } from './logger';
 import { createDirectorySink, type FrameSink } from './sim/frame-sink';
@@ -276,9 +277,27 @@ export function wireIngest(
     leaseRenewMs: leaseTtlMs / 3,
     onLeadershipChange: events.onLeadershipChange,
   });
+  const services: Service[] = [{ name: 'ingest-worker', start: () => worker.start(), stop: () => worker.stop() }];
+  if (s3 && config.s3) {
+    const { bucket, prefix } = config.s3;
+    let notifications: BucketNotifications | undefined;
+    services.push({
+      name: 'bucket-notifications',
+      start: async () => {
+        notifications = await watchBucketNotifications({
+          client: s3,
+          bucket,
+          prefix,
+          logger: logger.child({ component: 'notifications' }),
+          onObjectCreated: () => worker.notify(),
+        });
+      },
+      stop: async () => notifications?.stop(),
+    });
+  }
   return {
     worker,
-    services: [{ name: 'ingest-worker', start: () => worker.start(), stop: () => worker.stop() }],
+    services,
     close: async () => {
       s3?.close();
       await redis.close();

@@ -3,17 +3,37 @@
  * A new key is printed once and only its SHA-256 hash is stored.
  */
 import { parseArgs } from 'node:util';
-import { generateApiKey, KeyFileError, readKeyFile, writeKeyFile } from '../adapters/key-file';
+import { generateApiKey, KeyFileError } from '../adapters/key-file';
+import { closeRedisClient, createRedisClient } from '../adapters/redis-client';
+import { createFileKeyAdminStore, type KeyAdminStore } from '../keys/key-admin-store';
+import { createRedisKeyAdminStore } from '../keys/redis-key-admin';
+import { createLogger } from '../logger';
 import { ConfigError, loadConfig } from '../config';
-import type { KeyRegistryData } from '../domain/key-registry';
 import * as commands from '../keys/key-commands';
 
 const USAGE = `usage: npm run keys -- <command> [args] [--file keys.json]
+(store: --file, else RADAR_KEYS_FILE, else ./keys.json without REDIS_URL, else Redis)
   list
   create-app <app-id>
   create-key <key-id> --app <app-id> [--app <app-id> ...] [--limit <requests-per-window>]
   disable-key <key-id> | enable-key <key-id> | remove-key <key-id>
   disable-app <app-id> | enable-app <app-id> | remove-app <app-id>`;
+
+/**
+ * The configured registry: `--file`, else `RADAR_KEYS_FILE` (or ./keys.json in embedded
+ * mode), else Redis when `REDIS_URL` is set.
+ */
+function openAdminStore(file: string | undefined): { store: KeyAdminStore; close: () => Promise<void> } {
+  if (file !== undefined) return { store: createFileKeyAdminStore(file), close: async () => {} };
+  const config = loadConfig(process.env);
+  if (config.keysFile !== undefined) return { store: createFileKeyAdminStore(config.keysFile), close: async () => {} };
+  const client = createRedisClient(config.redisUrl!, {
+    role: 'keys',
+    logger: createLogger('warn'),
+    commandTimeoutMs: Math.max(config.redisTimeoutMs, 2000),
+  });
+  return { store: createRedisKeyAdminStore(client), close: () => closeRedisClient(client) };
+}
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -31,54 +51,46 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return command === undefined && !values.help ? 2 : 0;
   }
-  const file = values.file ?? loadConfig(process.env).keysFile;
-  if (file === undefined) throw new commands.KeyCommandError('no key file configured (set RADAR_KEYS_FILE or pass --file)');
-
-  const load = async (): Promise<KeyRegistryData> => {
-    try {
-      return await readKeyFile(file);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { apps: [], keys: [] };
-      throw err;
+  const { store, close } = openAdminStore(values.file);
+  try {
+    const need = (what: string) => {
+      if (target === undefined) throw new commands.KeyCommandError(`${command} needs a ${what}`);
+      return target;
+    };
+    switch (command) {
+      case 'list':
+        process.stdout.write(`${commands.describe(await store.load())}\n`);
+        return 0;
+      case 'create-app':
+        await store.update((data) => commands.createApp(data, need('app id')));
+        process.stdout.write(`app ${target} created\n`);
+        return 0;
+      case 'create-key': {
+        const apiKey = generateApiKey();
+        const limit = values.limit === undefined ? undefined : Number(values.limit);
+        await store.update((data) => commands.createKey(data, need('key id'), values.app ?? [], apiKey, limit));
+        process.stdout.write(`key ${target} created. It is shown only this once:\n${apiKey}\n`);
+        return 0;
+      }
+      case 'disable-key':
+      case 'enable-key':
+        await store.update((data) => commands.setKeyDisabled(data, need('key id'), command === 'disable-key'));
+        break;
+      case 'disable-app':
+      case 'enable-app':
+        await store.update((data) => commands.setAppDisabled(data, need('app id'), command === 'disable-app'));
+        break;
+      case 'remove-key':
+        await store.update((data) => commands.removeKey(data, need('key id')));
+        break;
+      case 'remove-app':
+        await store.update((data) => commands.removeApp(data, need('app id')));
+        break;
+      default:
+        throw new commands.KeyCommandError(`unknown command ${command}\n${USAGE}`);
     }
-  };
-  const data = await load();
-  const need = (what: string) => {
-    if (target === undefined) throw new commands.KeyCommandError(`${command} needs a ${what}`);
-    return target;
-  };
-
-  switch (command) {
-    case 'list':
-      process.stdout.write(`${commands.describe(data)}\n`);
-      return 0;
-    case 'create-app':
-      await writeKeyFile(file, commands.createApp(data, need('app id')));
-      process.stdout.write(`app ${target} created\n`);
-      return 0;
-    case 'create-key': {
-      const apiKey = generateApiKey();
-      const limit = values.limit === undefined ? undefined : Number(values.limit);
-      await writeKeyFile(file, commands.createKey(data, need('key id'), values.app ?? [], apiKey, limit));
-      process.stdout.write(`key ${target} created. It is shown only this once:\n${apiKey}\n`);
-      return 0;
-    }
-    case 'disable-key':
-    case 'enable-key':
-      await writeKeyFile(file, commands.setKeyDisabled(data, need('key id'), command === 'disable-key'));
-      break;
-    case 'disable-app':
-    case 'enable-app':
-      await writeKeyFile(file, commands.setAppDisabled(data, need('app id'), command === 'disable-app'));
-      break;
-    case 'remove-key':
-      await writeKeyFile(file, commands.removeKey(data, need('key id')));
-      break;
-    case 'remove-app':
-      await writeKeyFile(file, commands.removeApp(data, need('app id')));
-      break;
-    default:
-      throw new commands.KeyCommandError(`unknown command ${command}\n${USAGE}`);
+  } finally {
+    await close();
   }
   process.stdout.write(`${command} ${target}: done\n`);
   return 0;

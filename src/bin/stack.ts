@@ -1,0 +1,142 @@
+/**
+ * `npm run stack`: the production shape on one machine, without Docker. Starts a local
+ * `redis-server`, an in-process S3 endpoint (s3rver) with the bucket, the ingest worker, the
+ * simulator uploading to the bucket, and N API replicas on loopback; creates demo credentials
+ * in Redis (the same ones on every start, kept in `.stack/`); prints every address; stops
+ * everything on Ctrl-C.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { generateApiKey } from '../adapters/key-file';
+import { closeRedisClient, createRedisClient } from '../adapters/redis-client';
+import { hashApiKey } from '../domain/key-registry';
+import { demoBanner, DEMO_APP_ID, DEMO_KEY_ID, type DemoCredentials } from '../embedded/demo-credentials';
+import { createRedisKeyAdminStore } from '../keys/redis-key-admin';
+import { createLogger } from '../logger';
+import { startChild, type StackChild } from '../stack/child-process';
+import { freePort } from '../stack/free-port';
+import { startLocalRedis } from '../stack/local-redis';
+import { startLocalS3 } from '../stack/local-s3';
+
+const USAGE = `usage: npm run stack -- [--replicas N] [--port P] [--backfill N] [--max-zoom Z] [--log-level LEVEL]
+  --replicas N   API replicas (default 2)
+  --port P       first replica's port (default 8081; replica i listens on P+i-1)
+  --backfill N   simulator frames at start (default 30)
+  --max-zoom Z   simulator deepest zoom (default 7)
+  --log-level L  children's LOG_LEVEL (default warn)`;
+
+async function demoCredentials(stateDir: string): Promise<DemoCredentials> {
+  const file = path.join(stateDir, 'demo-credentials.json');
+  try {
+    return JSON.parse(await fs.readFile(file, 'utf8')) as DemoCredentials;
+  } catch {
+    const credentials = { apiKey: generateApiKey(), appId: DEMO_APP_ID };
+    await fs.writeFile(file, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+    return credentials;
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      replicas: { type: 'string', default: '2' },
+      port: { type: 'string', default: '8081' },
+      backfill: { type: 'string', default: '30' },
+      'max-zoom': { type: 'string', default: '7' },
+      'log-level': { type: 'string', default: 'warn' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const replicas = Number(values.replicas);
+  const firstPort = Number(values.port);
+  if (!Number.isInteger(replicas) || replicas < 1 || !Number.isInteger(firstPort)) throw new Error(USAGE);
+
+  const stateDir = path.resolve('.stack');
+  const s3Dir = path.join(stateDir, 's3');
+  await fs.mkdir(s3Dir, { recursive: true });
+  const bin = path.resolve(__dirname);
+  const children: StackChild[] = [];
+  const stoppers: Array<() => Promise<void>> = [];
+
+  const stopAll = async () => {
+    process.stdout.write('\nstopping the stack...\n');
+    await Promise.all([...children].reverse().map((c) => c.stop()));
+    for (const stop of stoppers.reverse()) await stop().catch(() => {});
+  };
+
+  try {
+    const redis = await startLocalRedis();
+    stoppers.push(() => redis.stop());
+    const s3 = await startLocalS3({ directory: s3Dir, bucket: 'radar' });
+    stoppers.push(() => s3.stop());
+
+    const demo = await demoCredentials(stateDir);
+    const admin = createRedisClient(redis.url, { role: 'stack', logger: createLogger('warn'), commandTimeoutMs: 2000 });
+    await createRedisKeyAdminStore(admin).update(() => ({
+      apps: [{ id: demo.appId, disabled: false }],
+      keys: [{ id: DEMO_KEY_ID, sha256: hashApiKey(demo.apiKey), apps: [demo.appId], disabled: false }],
+    }));
+    await closeRedisClient(admin);
+
+    const common = {
+      REDIS_URL: redis.url,
+      S3_ENDPOINT: s3.endpoint,
+      S3_ACCESS_KEY: s3.accessKey,
+      S3_SECRET_KEY: s3.secretKey,
+      S3_BUCKET: s3.bucket,
+      LOG_LEVEL: values['log-level'],
+      HOST: '127.0.0.1',
+    };
+    const ingestAdmin = await freePort();
+    children.push(startChild('ingest', path.join(bin, 'ingest.js'), { ...common, ADMIN_PORT: String(ingestAdmin) }));
+    children.push(
+      startChild('simulator', path.join(bin, 'simulate.js'), common, {
+        args: ['--backfill', values.backfill, '--max-zoom', values['max-zoom']],
+      }),
+    );
+    const lines = [
+      '',
+      'Local stack (production shape, loopback only)',
+      `  Redis:        ${redis.url}`,
+      `  S3 (s3rver):  ${s3.endpoint}  bucket ${s3.bucket}, data in ${s3Dir}`,
+      `  ingest:       admin http://127.0.0.1:${ingestAdmin}/readyz`,
+    ];
+    for (let i = 1; i <= replicas; i++) {
+      const port = firstPort + i - 1;
+      const adminPort = await freePort();
+      children.push(
+        startChild(`api-${i}`, path.join(bin, 'api.js'), { ...common, PORT: String(port), ADMIN_PORT: String(adminPort) }),
+      );
+      lines.push(`  api-${i}:        http://127.0.0.1:${port}  (admin http://127.0.0.1:${adminPort}/readyz)`);
+    }
+    process.stdout.write(`${lines.join('\n')}\n`);
+    process.stdout.write(`${demoBanner(`http://127.0.0.1:${firstPort}`, demo)}\nCtrl-C stops everything.\n`);
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+
+  let stopping = false;
+  const onSignal = () => {
+    if (stopping) return;
+    stopping = true;
+    void stopAll().then(() => process.exit(0));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  for (const child of children) {
+    child.process.once('exit', (code, signal) => {
+      if (!stopping) process.stdout.write(`[${child.name}] exited (${code ?? signal}); the rest keeps running\n`);
+    });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`stack: ${(err as Error).message}\n`);
+  process.exit(1);
+});
