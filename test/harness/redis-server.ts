@@ -7,6 +7,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import Redis from 'ioredis';
 import { chooseBackend, loadedTestcontainers, type TestBackend } from './container-runtime';
 
 export interface RedisServer {
@@ -96,11 +99,15 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-/** Spawns redis-server on `port`; resolves once it answers PING, rejects if it exits first. */
-async function spawnRedis(port: number): Promise<ChildProcess> {
+/** Spawns redis-server (optionally from a config file) on `port` with `args`; resolves once it answers PING. */
+async function spawnRedis(
+  port: number,
+  args: readonly string[] = ['--bind', '127.0.0.1', ...REDIS_ARGS],
+  configFile?: string,
+): Promise<ChildProcess> {
   const child = spawn(
     redisBinary(),
-    ['--port', String(port), '--bind', '127.0.0.1', ...REDIS_ARGS],
+    [...(configFile ? [configFile] : []), '--port', String(port), ...args],
     {
       stdio: ['ignore', 'ignore', 'pipe'],
     },
@@ -246,4 +253,124 @@ async function startContainer(reason: string): Promise<RedisServer> {
 export async function startRedis(): Promise<RedisServer> {
   const { backend, reason } = await chooseBackend();
   return backend === 'container' ? startContainer(reason) : startLocal(reason);
+}
+
+/** Local topologies (Sentinel, Cluster) for the URL-scheme tests; local binaries only. */
+export interface RedisTopology {
+  /** The `REDIS_URL` that designates it (`redis+sentinel://…` or `redis+cluster://…`). */
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** Whether the local `redis-server` binary can be run (topology tests skip without it). */
+export function hasLocalRedisBinary(): boolean {
+  const bin = redisBinary();
+  return bin.includes('/') ? fs.existsSync(bin) : true;
+}
+
+async function stopAll(children: ChildProcess[], dir: string): Promise<void> {
+  for (const child of children) child.kill('SIGKILL');
+  await Promise.all(children.map(exited));
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** A master and one Sentinel monitoring it as `mymaster`: `redis+sentinel://127.0.0.1:<sentinel>/mymaster`. */
+export async function startRedisSentinel(): Promise<RedisTopology> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'radar-sentinel-'));
+  const children: ChildProcess[] = [];
+  let sentinelPort = 0;
+  try {
+    const masterPort = await freePort();
+    children.push(await spawnRedis(masterPort));
+    sentinelPort = await freePort();
+    const conf = path.join(dir, 'sentinel.conf');
+    // Sentinel rewrites its config file, so it must be a writable file of its own.
+    fs.writeFileSync(
+      conf,
+      `sentinel monitor mymaster 127.0.0.1 ${masterPort} 1\nsentinel down-after-milliseconds mymaster 2000\n`,
+    );
+    children.push(
+      await spawnRedis(
+        sentinelPort,
+        ['--sentinel', '--bind', '127.0.0.1', '--dir', dir, '--protected-mode', 'no'],
+        conf,
+      ),
+    );
+  } catch (err) {
+    await stopAll(children, dir);
+    throw err;
+  }
+  return {
+    url: `redis+sentinel://127.0.0.1:${sentinelPort}/mymaster`,
+    stop: () => stopAll(children, dir),
+  };
+}
+
+/** `masters` cluster nodes with the slots split between them: `redis+cluster://127.0.0.1:<p1>,…`. */
+export async function startRedisCluster(masters = 3): Promise<RedisTopology> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'radar-cluster-'));
+  const children: ChildProcess[] = [];
+  const ports: number[] = [];
+  const admins: Redis[] = [];
+  try {
+    for (let i = 0; i < masters; i += 1) {
+      const port = await freePort();
+      ports.push(port);
+      children.push(
+        await spawnRedis(port, [
+          '--bind',
+          '127.0.0.1',
+          ...REDIS_ARGS,
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          path.join(dir, `nodes-${port}.conf`),
+          '--cluster-node-timeout',
+          '2000',
+          '--dir',
+          dir,
+        ]),
+      );
+    }
+    for (const port of ports)
+      admins.push(
+        new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 1 }),
+      );
+    const per = Math.ceil(16384 / masters);
+    await Promise.all(
+      admins.map((node, i) =>
+        node.call(
+          'CLUSTER',
+          'ADDSLOTSRANGE',
+          String(i * per),
+          String(Math.min(16383, (i + 1) * per - 1)),
+        ),
+      ),
+    );
+    for (const port of ports.slice(1))
+      await admins[0]!.call('CLUSTER', 'MEET', '127.0.0.1', String(port));
+    await waitUntil(
+      async () => {
+        const infos = await Promise.all(
+          admins.map((a) => a.call('CLUSTER', 'INFO') as Promise<string>),
+        );
+        return infos.every(
+          (info) =>
+            info.includes('cluster_state:ok') && info.includes(`cluster_known_nodes:${masters}`),
+        );
+      },
+      15_000,
+      'redis cluster state ok',
+      50,
+    );
+  } catch (err) {
+    admins.forEach((a) => a.disconnect());
+    await stopAll(children, dir);
+    throw err;
+  }
+  admins.forEach((a) => a.disconnect());
+  return {
+    url: `redis+cluster://${ports.map((p) => `127.0.0.1:${p}`).join(',')}`,
+    stop: () => stopAll(children, dir),
+  };
 }

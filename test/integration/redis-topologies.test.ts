@@ -1,0 +1,127 @@
+/**
+ * The `redis+sentinel://` and `redis+cluster://` URL schemes against real local topologies:
+ * the same catalog scripts, events, shared limits and key compare-and-set must work through
+ * ioredis's Sentinel and Cluster clients (the hash tag keeps every script on one slot).
+ * Local `redis-server` binaries only; skipped when there is none.
+ */
+import {
+  closeRedisClient,
+  createRedisClient,
+  createRedisSubscriber,
+  waitForRedisReady,
+  type RedisClient,
+} from '../../src/adapters/redis-client';
+import { createRedisCatalog } from '../../src/adapters/redis-catalog';
+import { createRedisKeyStore } from '../../src/adapters/redis-key-store';
+import { createRedisRateLimiter } from '../../src/adapters/redis-rate-limiter';
+import * as commands from '../../src/keys/key-commands';
+import { createRedisKeyAdminStore } from '../../src/keys/redis-key-admin';
+import { createSilentLogger } from '../../src/logger';
+import {
+  hasLocalRedisBinary,
+  startRedisCluster,
+  startRedisSentinel,
+  waitUntil,
+  type RedisTopology,
+} from '../harness/redis-server';
+
+const logger = createSilentLogger();
+const API_KEY = 'rk_topology-key-0123456789';
+const maybe = hasLocalRedisBinary() ? describe : describe.skip;
+
+maybe.each([
+  ['Sentinel', startRedisSentinel],
+  ['Cluster', () => startRedisCluster(3)],
+])('%s deployment through its REDIS_URL', (_name, start) => {
+  let topology: RedisTopology;
+  const clients: RedisClient[] = [];
+  const connect = (role: string) => {
+    const client = createRedisClient(topology.url, { role, logger, commandTimeoutMs: 1000 });
+    clients.push(client);
+    return client;
+  };
+  const subscribe = () => {
+    const subscriber = createRedisSubscriber(topology.url, { role: 'test-sub', logger });
+    clients.push(subscriber);
+    return subscriber;
+  };
+
+  beforeAll(async () => {
+    topology = await start();
+  }, 30_000);
+
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => closeRedisClient(c)));
+    await topology?.stop();
+  });
+
+  test('catalog publish, events to a replica, prune; shared limits; keys with compare-and-set', async () => {
+    const writerClient = connect('ingest');
+    await waitForRedisReady(writerClient, 10_000);
+    const replica = createRedisCatalog({
+      client: connect('api'),
+      subscriber: subscribe(),
+      logger,
+      resyncMs: 60_000,
+    });
+    await replica.start();
+    expect(replica.inSync()).toBe(true);
+    const writer = createRedisCatalog({
+      client: writerClient,
+      subscriber: writerClient,
+      logger,
+      resyncMs: 60_000,
+    });
+
+    const meta = {
+      timestamp: '202405011200',
+      size: 10,
+      etag: '"e"',
+      lastModified: new Date(1714564800000),
+    };
+    const started = Date.now();
+    expect(await writer.publish(meta)).toBe(true);
+    expect(await writer.publish(meta)).toBe(false);
+    await waitUntil(
+      () => replica.current().get(meta.timestamp) !== undefined,
+      5000,
+      'listed on the replica',
+    );
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(await writer.prune(Date.UTC(2024, 4, 1, 13))).toEqual([meta.timestamp]);
+    await waitUntil(() => replica.current().timestamps.length === 0, 5000, 'pruned on the replica');
+    await replica.stop();
+
+    const otherClient = connect('api-a');
+    await waitForRedisReady(otherClient, 10_000);
+    const a = createRedisRateLimiter({ client: otherClient, windowS: 60, logger });
+    const b = createRedisRateLimiter({ client: writerClient, windowS: 60, logger });
+    const allowed: boolean[] = [];
+    for (let i = 0; i < 6; i += 1)
+      allowed.push((await (i % 2 === 0 ? a : b).consume('topology-key', 4)).allowed);
+    expect(allowed).toEqual([true, true, true, true, false, false]);
+    expect(a.degraded() || b.degraded()).toBe(false);
+
+    await createRedisKeyAdminStore(writerClient).update((d) =>
+      commands.createKey(commands.createApp(d, 'web'), 'k', ['web'], API_KEY),
+    );
+    const keys = await createRedisKeyStore({
+      client: connect('api-keys'),
+      subscriber: subscribe(),
+      defaultLimit: 5,
+      logger,
+      resyncMs: 60_000,
+      startTimeoutMs: 10_000,
+    });
+    expect((await keys.authenticate(API_KEY, 'web')).outcome).toBe('allowed');
+    await createRedisKeyAdminStore(writerClient).update((d) =>
+      commands.setKeyDisabled(d, 'k', true),
+    );
+    await waitUntil(
+      async () => (await keys.authenticate(API_KEY, 'web')).outcome === 'forbidden',
+      5000,
+      'revoked',
+    );
+    await keys.close();
+  });
+});
