@@ -8,8 +8,6 @@ import { type Echo, lerp } from './echo';
 import { createUniformSequence, hashInts, type UniformSequence } from './noise';
 import { convectiveCluster, frontalBand, rainShield, showerField } from './storm-kinds';
 
-export type { Echo };
-
 const HOUR = 3600;
 
 /** Builds the echoes of one living system from its random stream, age and life span. */
