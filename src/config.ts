@@ -171,3 +171,19 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     logLevel: e.LOG_LEVEL,
   });
 }
+
+/**
+ * For entry points: `loadConfig`, or print the problems and exit with status 2 (a
+ * configuration error is the operator's to fix, never a crash with a stack trace).
+ */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv): Config {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}

@@ -15,6 +15,7 @@ import {
   createRedisClient,
   createRedisSubscriber,
   type RedisClient,
+  waitForRedisReady,
 } from './adapters/redis-client';
 import { createRedisKeyStore } from './adapters/redis-key-store';
 import { INGEST_LEADER_KEY } from './adapters/redis-keys';
@@ -277,7 +278,17 @@ export function wireIngest(
     leaseRenewMs: leaseTtlMs / 3,
     onLeadershipChange: events.onLeadershipChange,
   });
-  const services: Service[] = [{ name: 'ingest-worker', start: () => worker.start(), stop: () => worker.stop() }];
+  const services: Service[] = [
+    {
+      name: 'ingest-worker',
+      start: async () => {
+        // The first lease attempt must not race the connection handshake.
+        await waitForRedisReady(redis.client, 5000).catch(() => {});
+        await worker.start();
+      },
+      stop: () => worker.stop(),
+    },
+  ];
   if (s3 && config.s3) {
     const { bucket, prefix } = config.s3;
     let notifications: BucketNotifications | undefined;

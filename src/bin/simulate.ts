@@ -2,10 +2,14 @@
  * Stand-alone radar producer: `npm run simulate -- --out ./data --backfill 30 --cadence 120
  * --max-zoom 7 [--once]`. Publishes archives into a directory (the embedded API's data
  * directory) with a progress line per frame on stderr; Ctrl-C stops after the frame in flight.
- * Takes flags only: environment configuration belongs to the API (`src/config.ts`).
+ * With `S3_ENDPOINT` (and the other `S3_*` variables of src/config.ts) set, frames are uploaded
+ * to the bucket instead (`{S3_PREFIX}{YYYYMMDDHHmm}.pmtiles`, one PUT each, never overwritten).
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { createS3Client } from '../adapters/s3-client';
+import { createS3FrameSink } from '../adapters/s3-frame-sink';
+import { loadConfig } from '../config';
 import { createLogger } from '../logger';
 import { createDirectorySink } from '../sim/frame-sink';
 import { createRenderPool, defaultPoolSize } from '../sim/render-pool';
@@ -92,9 +96,13 @@ async function main(): Promise<void> {
   const began = performance.now();
   const counts = { published: 0, skipped: 0, failed: 0 };
   let firstMs: number | undefined;
+  const config = loadConfig(process.env);
+  const s3 = config.s3 ? createS3Client(config.s3, { timeoutMs: Math.max(config.s3TimeoutMs, 10_000) }) : undefined;
+  const sink = s3 && config.s3 ? createS3FrameSink({ client: s3, bucket: config.s3.bucket, prefix: config.s3.prefix }) : createDirectorySink(args.out);
+  const target = config.s3 ? `s3 bucket ${config.s3.bucket} at ${config.s3.endpoint}` : args.out;
   const pool = createRenderPool({ size: args.workers, maxZoom: args.maxZoom, seed: args.seed });
   const simulator = createSimulator({
-    sink: createDirectorySink(args.out),
+    sink,
     pool,
     logger,
     cadenceS: args.cadenceS,
@@ -112,6 +120,7 @@ async function main(): Promise<void> {
     stopping ??= (async () => {
       await simulator.stop();
       await pool.close();
+      s3?.close();
     })();
     return stopping;
   };
@@ -123,7 +132,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown().then(() => process.exit(0)));
 
   process.stderr.write(
-    `simulating into ${args.out}: ${args.backfill} frames every ${args.cadenceS} s, zooms 0..${args.maxZoom}, ${args.workers} worker(s)\n`,
+    `simulating into ${target}: ${args.backfill} frames every ${args.cadenceS} s, zooms 0..${args.maxZoom}, ${args.workers} worker(s)\n`,
   );
   await simulator.start();
   if (stopping) return;

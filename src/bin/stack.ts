@@ -115,7 +115,7 @@ async function main(): Promise<void> {
       lines.push(`  api-${i}:        http://127.0.0.1:${port}  (admin http://127.0.0.1:${adminPort}/readyz)`);
     }
     process.stdout.write(`${lines.join('\n')}\n`);
-    process.stdout.write(`${demoBanner(`http://127.0.0.1:${firstPort}`, demo)}\nCtrl-C stops everything.\n`);
+    process.stdout.write(`${demoBanner(`http://127.0.0.1:${firstPort}`, demo, 'Demo credentials (stored in Redis, the same on every start):')}\nCtrl-C stops everything.\n`);
   } catch (err) {
     await stopAll();
     throw err;

@@ -56,11 +56,15 @@ export async function ensureDemoCredentials(keysFile: string): Promise<DemoCrede
 }
 
 /** The start-up banner: URL, credentials and a curl line that works as pasted. */
-export function demoBanner(baseUrl: string, credentials: DemoCredentials): string {
+export function demoBanner(
+  baseUrl: string,
+  credentials: DemoCredentials,
+  title = `Radar tile service (embedded mode) on ${baseUrl}`,
+): string {
   const headers = `-H 'Authorization: Bearer ${credentials.apiKey}' -H 'X-App: Bearer ${credentials.appId}'`;
   return [
     '',
-    `Radar tile service (embedded mode) on ${baseUrl}`,
+    title,
     `  API key: ${credentials.apiKey}`,
     `  App id:  ${credentials.appId}`,
     '  Try:',

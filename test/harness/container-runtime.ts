@@ -5,8 +5,8 @@
  * microseconds, and a socket that does not answer is given `timeoutMs`.
  *
  * `RADAR_TEST_BACKEND=local` forces local binaries; `=container` requires a runtime.
- * testcontainers is loaded lazily: it cannot even be loaded on Node < 22 (its undici needs
- * zstd), which then also means "local".
+ * testcontainers is pinned to v11 (v12's undici needs Node 22) and loaded lazily; a failure to
+ * load it also means "local".
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,0 +1,74 @@
+/**
+ * Starts one API replica from a configuration: wires dependencies, listens on the public and
+ * admin ports, starts background services, and returns its addresses and a graceful
+ * `shutdown`. `bin/api.ts` adds signals; tests run several replicas in one process with it.
+ */
+import http from 'node:http';
+import type { Config } from './config';
+import { wireApi, type ApiDependencies } from './deps';
+import { createAdminServer } from './http/admin';
+import { createApp } from './http/app';
+import { createShutdown } from './lifecycle';
+import type { Logger } from './logger';
+
+/** Above nginx's upstream keepalive_timeout (60 s), so idle upstream sockets never 502. */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+export interface RunningApi {
+  readonly port: number;
+  readonly adminPort: number;
+  readonly deps: ApiDependencies;
+  /** Drains and closes everything; resolves when done (idempotent). */
+  readonly shutdown: () => Promise<void>;
+}
+
+/** Listens on `port` (0: any) and resolves with the bound port. */
+export function listen(server: http.Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : port);
+    });
+  });
+}
+
+export async function startApiServer(config: Config, logger: Logger): Promise<RunningApi> {
+  const deps = await wireApi(config, logger);
+  let shuttingDown = false;
+  let started = false;
+
+  const app = createApp({ ...deps, logger, corsOrigins: config.corsOrigins, cacheControl: config.cacheControl });
+  const server = http.createServer(app.callback());
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
+  server.requestTimeout = 30_000;
+
+  const admin = createAdminServer({
+    readiness: () => {
+      if (shuttingDown) return { ready: false, reason: 'shutting down' };
+      if (!started) return { ready: false, reason: 'starting' };
+      if (!deps.probe.reachable()) return { ready: false, reason: 'archive store unreachable' };
+      return { ready: true };
+    },
+  });
+
+  const port = await listen(server, config.port, config.host);
+  const adminPort = await listen(admin, config.adminPort, config.host);
+  for (const service of deps.services) await service.start();
+  started = true;
+  logger.info({ port, adminPort, embedded: config.embedded }, 'radar API listening');
+
+  const shutdown = createShutdown({
+    logger,
+    servers: [server],
+    lateServers: [admin],
+    drainS: config.drainS,
+    beginShutdown: () => {
+      shuttingDown = true;
+    },
+    closers: [...[...deps.services].reverse().map((s) => () => s.stop()), deps.close],
+  });
+  return { port, adminPort, deps, shutdown };
+}
