@@ -4,14 +4,16 @@
  * corrupt uploads never listed, recovery from an emptied Redis, the pmtiles reader through a
  * replica, and the upstream request closed when a client disconnects.
  */
+import { execFileSync } from 'node:child_process';
 import http from 'node:http';
+import path from 'node:path';
 import { FetchSource, PMTiles } from 'pmtiles';
-import { TIMESTAMPS_KEY } from '../../src/adapters/redis-keys';
+import { KEY_REGISTRY_KEY, TIMESTAMPS_KEY } from '../../src/adapters/redis-keys';
 import { formatTimestamp } from '../../src/domain/timestamps';
 import { writePmtiles } from '../../src/pmtiles/writer';
 import { buildArchive, pyramid } from '../fixtures/archives';
 import { request } from '../harness/http-client';
-import { startProductionStack, stackAuth, STACK_KEYS, type ProductionStack } from '../harness/production-stack';
+import { startProductionStack, stackAuth, STACK_APP, STACK_KEYS, type ProductionStack } from '../harness/production-stack';
 import { waitUntil } from '../harness/redis-server';
 
 jest.setTimeout(60_000);
@@ -186,6 +188,20 @@ it('closes the upstream request when the client disconnects mid-download', async
   });
   await waitUntil(() => upstream.inFlight() === 0, 5000, 'upstream requests finished');
   expect(upstream.abortedResponses()).toBeGreaterThan(abortedBefore);
+});
+
+it('the key CLI administers keys in Redis; creation and revocation reach both replicas within 1 s', async () => {
+  const cli = path.resolve(__dirname, '../../dist/bin/keys.js');
+  const keys = (...args: string[]) =>
+    execFileSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, REDIS_URL: stack.redis.url } });
+  const apiKey = keys('create-key', 'cli-made', '--app', STACK_APP).trim().split('\n').pop()!;
+  const headers = { Authorization: `Bearer ${apiKey}`, 'X-App': `Bearer ${STACK_APP}` };
+  const statusOn = async (url: string) => (await request(url, '/status.json', { headers })).status;
+  for (const url of stack.baseUrls) await waitUntil(async () => (await statusOn(url)) === 200, 1000, `new key accepted on ${url}`, 25);
+  expect(keys('list')).toContain('cli-made');
+  keys('disable-key', 'cli-made');
+  for (const url of stack.baseUrls) await waitUntil(async () => (await statusOn(url)) === 403, 1000, `key revoked on ${url}`, 25);
+  expect(await stack.client.get(KEY_REGISTRY_KEY)).not.toContain(apiKey);
 });
 
 it('rebuilds the catalog after Redis restarts empty; replicas recover without restart', async () => {
