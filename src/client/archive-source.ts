@@ -9,7 +9,8 @@ import type { RadarTransport } from './transport';
 
 /** Service path of a timestamp's archive. */
 export function archivePath(timestamp: string): string {
-  if (!/^[0-9]{12}$/.test(timestamp)) throw new RangeError(`not a 12-digit timestamp: ${timestamp}`);
+  if (!/^[0-9]{12}$/.test(timestamp))
+    throw new RangeError(`not a 12-digit timestamp: ${timestamp}`);
   return `/tiles/${timestamp}.pmtiles`;
 }
 
@@ -36,7 +37,8 @@ export function createArchiveSource(transport: RadarTransport, timestamp: string
       }
       let data = await response.arrayBuffer();
       // 200 means the whole archive came back (a range was ignored): cut out what was asked.
-      if (response.status === 200 && data.byteLength > length) data = data.slice(offset, offset + length);
+      if (response.status === 200 && data.byteLength > length)
+        data = data.slice(offset, offset + length);
       return {
         data,
         etag: newEtag,

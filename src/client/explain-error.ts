@@ -30,7 +30,9 @@ export function explainError(error: unknown, nowMs: number = Date.now()): string
         return `Radar service error (${error.status} ${error.serviceMessage}).`;
     }
   }
-  if (error instanceof RadarResponseError) return `Unexpected answer from the radar service: ${error.message}.`;
-  if (error instanceof TypeError) return 'Radar service unreachable: check the network and the service address.';
+  if (error instanceof RadarResponseError)
+    return `Unexpected answer from the radar service: ${error.message}.`;
+  if (error instanceof TypeError)
+    return 'Radar service unreachable: check the network and the service address.';
   return `Radar request failed: ${error instanceof Error ? error.message : String(error)}.`;
 }

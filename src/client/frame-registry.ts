@@ -65,7 +65,10 @@ export interface ProtocolRequest {
 }
 
 /** A MapLibre (v4+) protocol handler. */
-export type ProtocolHandler = (request: ProtocolRequest, abortController: AbortController) => Promise<{ data: unknown }>;
+export type ProtocolHandler = (
+  request: ProtocolRequest,
+  abortController: AbortController,
+) => Promise<{ data: unknown }>;
 
 /** The archive key inside a `pmtiles://` request URL (TileJSON or `/{z}/{x}/{y}` tile). */
 export function protocolKey(url: string): string | undefined {

@@ -5,7 +5,12 @@
  * the map (least recently used go first) so a long loop cannot exhaust memory or the quota.
  */
 import { Protocol } from 'pmtiles';
-import { createFrameRegistry, guardedProtocolHandler, PMTILES_SCHEME, type ProtocolHandler } from './frame-registry';
+import {
+  createFrameRegistry,
+  guardedProtocolHandler,
+  PMTILES_SCHEME,
+  type ProtocolHandler,
+} from './frame-registry';
 import type { RadarClient } from './radar-client';
 
 /** The MapLibre `Map` methods used; a real `maplibregl.Map` satisfies it. */
@@ -18,7 +23,11 @@ export interface RadarMapLike {
       id: string;
       type: 'raster';
       source: string;
-      paint: { 'raster-opacity': number; 'raster-fade-duration': number; 'raster-resampling': 'linear' | 'nearest' };
+      paint: {
+        'raster-opacity': number;
+        'raster-fade-duration': number;
+        'raster-resampling': 'linear' | 'nearest';
+      };
     },
     beforeId?: string,
   ): unknown;
@@ -83,7 +92,8 @@ export function createRadarFrames(options: RadarFramesOptions): RadarFrames {
   const protocol = options.protocol ?? new Protocol();
   const ownsProtocol = options.protocol === undefined;
   if (ownsProtocol) {
-    if (!options.maplibre) throw new TypeError('createRadarFrames needs `maplibre` or a registered `protocol`');
+    if (!options.maplibre)
+      throw new TypeError('createRadarFrames needs `maplibre` or a registered `protocol`');
     options.maplibre.addProtocol(PMTILES_SCHEME, guardedProtocolHandler(protocol));
   }
   const registry = createFrameRegistry(client, protocol);

@@ -37,12 +37,18 @@ export interface RadarClient {
 }
 
 /** Creates a client; `transport` may be supplied to share one rate-limit state between clients. */
-export function createRadarClient(options: RadarClientOptions, transport?: RadarTransport): RadarClient {
+export function createRadarClient(
+  options: RadarClientOptions,
+  transport?: RadarTransport,
+): RadarClient {
   const http = transport ?? createRadarTransport(options);
   return {
     baseUrl: http.baseUrl,
     async status(signal) {
-      const response = await http.get('/status.json', { signal, headers: { Accept: 'application/json' } });
+      const response = await http.get('/status.json', {
+        signal,
+        headers: { Accept: 'application/json' },
+      });
       let body: unknown;
       try {
         body = await response.json();

@@ -53,7 +53,8 @@ export function watchStatus(client: RadarClient, options: StatusWatchOptions): S
           controller.abort();
           return;
         }
-        if (error instanceof RadarRateLimitError) next = Math.max(1_000, error.retryAtMs - Date.now());
+        if (error instanceof RadarRateLimitError)
+          next = Math.max(1_000, error.retryAtMs - Date.now());
       } finally {
         inFlight = undefined;
       }

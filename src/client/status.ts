@@ -20,13 +20,17 @@ const TIMESTAMP = /^[0-9]{12}$/;
 
 /** Validates a parsed `/status.json` body; throws {@link RadarResponseError} on any violation. */
 export function parseRadarStatus(body: unknown): RadarStatus {
-  if (typeof body !== 'object' || body === null) throw new RadarResponseError('status is not a JSON object');
+  if (typeof body !== 'object' || body === null)
+    throw new RadarResponseError('status is not a JSON object');
   const { healthy, latest, timestamps } = body as Record<string, unknown>;
   if (typeof healthy !== 'boolean') throw new RadarResponseError('status.healthy is not a boolean');
   if (typeof latest !== 'string' || !TIMESTAMP.test(latest)) {
     throw new RadarResponseError('status.latest is not a 12-digit timestamp');
   }
-  if (!Array.isArray(timestamps) || !timestamps.every((t) => typeof t === 'string' && TIMESTAMP.test(t))) {
+  if (
+    !Array.isArray(timestamps) ||
+    !timestamps.every((t) => typeof t === 'string' && TIMESTAMP.test(t))
+  ) {
     throw new RadarResponseError('status.timestamps is not an array of 12-digit timestamps');
   }
   const sorted = [...new Set(timestamps as string[])].sort().reverse();

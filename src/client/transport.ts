@@ -116,13 +116,20 @@ export function createRadarTransport(options: RadarTransportOptions): RadarTrans
   };
 
   /**
-   * A counted answer after a 429 means the window reopened, so the hold ends, unless it was
-   * the window's last point answered out of order with the 429 (remaining 0, hold not over).
+   * Merges a response's quota into the state, or returns `undefined` to ignore it. A response
+   * from a later window replaces the state and ends a 429 hold (the window reopened). An
+   * earlier window, or a higher `remaining` in the same one, is stale: a browser-cached range
+   * carries the headers of when it was first fetched, and must not end a hold.
    */
-  const keepBlock = (observed: RateLimitState): RateLimitState => {
-    const until = state?.blockedUntilMs;
-    if (until !== undefined && observed.remaining === 0 && now() < until) return { ...observed, blockedUntilMs: until };
-    return observed;
+  const merge = (observed: RateLimitState): RateLimitState | undefined => {
+    if (!state || observed.resetAtMs > state.resetAtMs) return observed;
+    if (observed.resetAtMs < state.resetAtMs || observed.remaining > state.remaining)
+      return undefined;
+    const hold =
+      state.blockedUntilMs !== undefined && state.blockedUntilMs > now()
+        ? state.blockedUntilMs
+        : undefined;
+    return hold === undefined ? observed : { ...observed, blockedUntilMs: hold };
   };
 
   /** Waits while an earlier 429 holds requests back; fails if that wait is too long. */
@@ -148,8 +155,8 @@ export function createRadarTransport(options: RadarTransportOptions): RadarTrans
         });
         const observed = readRateLimit(response.headers, now());
         if (response.status !== 429) {
-          if (observed) setState(keepBlock(observed));
-          else if (state?.blockedUntilMs !== undefined && response.ok) setState({ ...state, blockedUntilMs: undefined });
+          const merged = observed && merge(observed);
+          if (merged) setState(merged);
           if (response.status < 400) return response;
           return fail(new RadarApiError(response.status, await serviceMessage(response), path));
         }
@@ -162,7 +169,8 @@ export function createRadarTransport(options: RadarTransportOptions): RadarTrans
           observedAtMs: now(),
         });
         await response.body?.cancel().catch(() => undefined);
-        if (attempt >= maxRetries || delay > maxWaitMs) return fail(new RadarRateLimitError(path, blockedUntilMs));
+        if (attempt >= maxRetries || delay > maxWaitMs)
+          return fail(new RadarRateLimitError(path, blockedUntilMs));
       }
     },
     rateLimit: () => state,

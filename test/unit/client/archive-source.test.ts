@@ -63,7 +63,10 @@ it('reads the header and tiles byte-identical, sending both credentials on every
 });
 
 it('returns exactly the requested bytes with the strong ETag and caching headers', async () => {
-  const source = createArchiveSource(createRadarTransport({ baseUrl: api.baseUrl, credentials }), TS);
+  const source = createArchiveSource(
+    createRadarTransport({ baseUrl: api.baseUrl, credentials }),
+    TS,
+  );
   const got = await source.getBytes(100, 50);
   expect(Buffer.from(got.data).equals(archive.subarray(100, 150))).toBe(true);
   expect(got.etag).toMatch(/^"[0-9a-f]+"$/);
@@ -71,18 +74,32 @@ it('returns exactly the requested bytes with the strong ETag and caching headers
 });
 
 it('a changed ETag raises pmtiles EtagMismatch, so pmtiles reloads the header', async () => {
-  const source = createArchiveSource(createRadarTransport({ baseUrl: api.baseUrl, credentials }), TS);
-  await expect(source.getBytes(0, 10, undefined, '"not-the-etag"')).rejects.toBeInstanceOf(EtagMismatch);
+  const source = createArchiveSource(
+    createRadarTransport({ baseUrl: api.baseUrl, credentials }),
+    TS,
+  );
+  await expect(source.getBytes(0, 10, undefined, '"not-the-etag"')).rejects.toBeInstanceOf(
+    EtagMismatch,
+  );
 });
 
 it('an unpublished timestamp is a 404 RadarApiError; a malformed one is refused before any request', async () => {
-  const source = createArchiveSource(createRadarTransport({ baseUrl: api.baseUrl, credentials }), '202001010000');
-  await expect(source.getBytes(0, 10)).rejects.toMatchObject({ status: 404, serviceMessage: 'Not Found' });
+  const source = createArchiveSource(
+    createRadarTransport({ baseUrl: api.baseUrl, credentials }),
+    '202001010000',
+  );
+  await expect(source.getBytes(0, 10)).rejects.toMatchObject({
+    status: 404,
+    serviceMessage: 'Not Found',
+  });
   await expect(source.getBytes(0, 10)).rejects.toBeInstanceOf(RadarApiError);
   expect(() => archivePath('2026')).toThrow(RangeError);
 });
 
 it('wrong credentials surface as 401 from the reader', async () => {
-  const client = createRadarClient({ baseUrl: api.baseUrl, credentials: { apiKey: 'rk_wrong-0123456789', appId: APPS.web } });
+  const client = createRadarClient({
+    baseUrl: api.baseUrl,
+    credentials: { apiKey: 'rk_wrong-0123456789', appId: APPS.web },
+  });
   await expect(client.openArchive(TS).getHeader()).rejects.toMatchObject({ status: 401 });
 });

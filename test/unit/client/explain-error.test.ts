@@ -15,5 +15,7 @@ it.each([
 
 it('says how long a rate limit lasts', () => {
   const now = 1_000_000;
-  expect(explainError(new RadarRateLimitError('/status.json', now + 41_200), now)).toMatch(/Rate limit reached.*try again in 42 s/);
+  expect(explainError(new RadarRateLimitError('/status.json', now + 41_200), now)).toMatch(
+    /Rate limit reached.*try again in 42 s/,
+  );
 });

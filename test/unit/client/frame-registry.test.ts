@@ -3,7 +3,11 @@
  * handler MapLibre calls, serving TileJSON and tiles from the running service.
  */
 import { Protocol } from 'pmtiles';
-import { createFrameRegistry, guardedProtocolHandler, protocolKey } from '../../../src/client/frame-registry';
+import {
+  createFrameRegistry,
+  guardedProtocolHandler,
+  protocolKey,
+} from '../../../src/client/frame-registry';
 import { createRadarClient } from '../../../src/client/radar-client';
 import { buildArchive, tileBytes } from '../../fixtures/archives';
 import { APPS, KEYS, startEmbeddedApi, type EmbeddedApi } from '../../harness/embedded-api';
@@ -22,7 +26,10 @@ beforeAll(async () => {
 afterAll(() => api.stop());
 
 const setup = () => {
-  const client = createRadarClient({ baseUrl: api.baseUrl, credentials: { apiKey: KEYS.good, appId: APPS.web } });
+  const client = createRadarClient({
+    baseUrl: api.baseUrl,
+    credentials: { apiKey: KEYS.good, appId: APPS.web },
+  });
   const protocol = new Protocol();
   return { client, protocol, registry: createFrameRegistry(client, protocol) };
 };
@@ -68,13 +75,21 @@ it('the guarded handler refuses released or foreign URLs instead of reading them
   const handler = guardedProtocolHandler(protocol);
   const url = registry.register(A);
   registry.release(A);
-  await expect(handler({ url, type: 'json' }, new AbortController())).rejects.toThrow(/not registered/);
-  await expect(handler({ url: `${url}/0/0/0` }, new AbortController())).rejects.toThrow(/not registered/);
+  await expect(handler({ url, type: 'json' }, new AbortController())).rejects.toThrow(
+    /not registered/,
+  );
+  await expect(handler({ url: `${url}/0/0/0` }, new AbortController())).rejects.toThrow(
+    /not registered/,
+  );
   expect(protocol.tiles.size).toBe(0); // pmtiles did not create an unauthenticated reader
 });
 
 it('protocolKey extracts the archive URL from TileJSON and tile URLs', () => {
-  expect(protocolKey('pmtiles://http://h:1/tiles/202611221400.pmtiles')).toBe('http://h:1/tiles/202611221400.pmtiles');
-  expect(protocolKey('pmtiles://http://h:1/tiles/202611221400.pmtiles/4/3/5')).toBe('http://h:1/tiles/202611221400.pmtiles');
+  expect(protocolKey('pmtiles://http://h:1/tiles/202611221400.pmtiles')).toBe(
+    'http://h:1/tiles/202611221400.pmtiles',
+  );
+  expect(protocolKey('pmtiles://http://h:1/tiles/202611221400.pmtiles/4/3/5')).toBe(
+    'http://h:1/tiles/202611221400.pmtiles',
+  );
   expect(protocolKey('https://example.com/x')).toBeUndefined();
 });

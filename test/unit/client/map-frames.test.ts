@@ -4,7 +4,11 @@
  * and that frames leaving the list or the cache release their readers and the protocol.
  */
 import { Protocol } from 'pmtiles';
-import { createRadarFrames, type MapLibreProtocols, type RadarMapLike } from '../../../src/client/map-frames';
+import {
+  createRadarFrames,
+  type MapLibreProtocols,
+  type RadarMapLike,
+} from '../../../src/client/map-frames';
 import { createRadarClient } from '../../../src/client/radar-client';
 
 interface Layer {
@@ -37,7 +41,8 @@ function memoryMap() {
     },
     isSourceLoaded: (id) => sources.has(id),
   };
-  const visible = () => [...layers.values()].filter((l) => l.paint['raster-opacity'] !== 0).map((l) => l.source);
+  const visible = () =>
+    [...layers.values()].filter((l) => l.paint['raster-opacity'] !== 0).map((l) => l.source);
   return { map, sources, layers, visible };
 }
 
@@ -50,7 +55,10 @@ function protocols() {
   return { maplibre, registered };
 }
 
-const client = createRadarClient({ baseUrl: 'http://radar.test', credentials: { apiKey: 'k', appId: 'a' } });
+const client = createRadarClient({
+  baseUrl: 'http://radar.test',
+  credentials: { apiKey: 'k', appId: 'a' },
+});
 const T = ['202611221354', '202611221356', '202611221358', '202611221400'] as const;
 
 it('adds one raster source and layer per frame and shows exactly one', () => {
@@ -65,10 +73,18 @@ it('adds one raster source and layer per frame and shows exactly one', () => {
   frames.show(T[0]);
   expect(visible()).toEqual([`radar-${T[0]}`]);
   expect(frames.current()).toBe(T[0]);
-  expect(sources.get(`radar-${T[0]}`)).toEqual({ type: 'raster', url: `pmtiles://${client.archiveUrl(T[0])}`, tileSize: 256 });
+  expect(sources.get(`radar-${T[0]}`)).toEqual({
+    type: 'raster',
+    url: `pmtiles://${client.archiveUrl(T[0])}`,
+    tileSize: 256,
+  });
   const layer = layers.get(frames.layerId(T[0]))!;
   expect(layer).toMatchObject({ source: `radar-${T[0]}`, beforeId: 'borders' });
-  expect(layer.paint).toEqual({ 'raster-opacity': 0.8, 'raster-fade-duration': 0, 'raster-resampling': 'linear' });
+  expect(layer.paint).toEqual({
+    'raster-opacity': 0.8,
+    'raster-fade-duration': 0,
+    'raster-resampling': 'linear',
+  });
   expect(frames.isLoaded(T[0])).toBe(true);
   expect(frames.isLoaded(T[3])).toBe(false);
 });

@@ -27,7 +27,10 @@ async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> 
 }
 
 it('reports the status at once and picks up newly published frames', async () => {
-  const client = createRadarClient({ baseUrl: api.baseUrl, credentials: { apiKey: KEYS.good, appId: APPS.web } });
+  const client = createRadarClient({
+    baseUrl: api.baseUrl,
+    credentials: { apiKey: KEYS.good, appId: APPS.web },
+  });
   const seen: RadarStatus[] = [];
   const watch = watchStatus(client, { intervalMs: 50, onStatus: (s) => seen.push(s) });
   try {
@@ -49,7 +52,11 @@ it('stops polling after 401, since the same credentials cannot succeed', async (
     fetch: recorder.fetch,
   });
   const errors: unknown[] = [];
-  const watch = watchStatus(client, { intervalMs: 20, onStatus: () => undefined, onError: (e) => errors.push(e) });
+  const watch = watchStatus(client, {
+    intervalMs: 20,
+    onStatus: () => undefined,
+    onError: (e) => errors.push(e),
+  });
   await until(() => errors.length === 1);
   await new Promise((r) => setTimeout(r, 200));
   watch.stop();

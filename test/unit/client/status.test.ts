@@ -19,9 +19,15 @@ afterAll(() => api.stop());
 
 describe('against the service', () => {
   it('503 before anything is published is a RadarApiError with the service message', async () => {
-    const error = await client().status().catch((e: unknown) => e);
+    const error = await client()
+      .status()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RadarApiError);
-    expect(error).toMatchObject({ status: 503, serviceMessage: 'Service Unavailable', path: '/status.json' });
+    expect(error).toMatchObject({
+      status: 503,
+      serviceMessage: 'Service Unavailable',
+      path: '/status.json',
+    });
   });
 
   it('returns the validated status, newest first', async () => {
@@ -30,7 +36,11 @@ describe('against the service', () => {
     await api.waitForListed(OLDER);
     await api.waitForListed(NEWER);
     const status = await client().status();
-    expect(status).toEqual({ healthy: expect.any(Boolean), latest: NEWER, timestamps: [NEWER, OLDER] });
+    expect(status).toEqual({
+      healthy: expect.any(Boolean),
+      latest: NEWER,
+      timestamps: [NEWER, OLDER],
+    });
   });
 
   it('a trailing slash on the base URL is ignored', async () => {
@@ -47,7 +57,9 @@ describe('against the service', () => {
     ['a key not bound to the app', KEYS.unbound, APPS.web, 403, 'Forbidden'],
     ['a disabled key', KEYS.disabled, APPS.web, 403, 'Forbidden'],
   ])('%s is a RadarApiError %i', async (_name, key, app, status, message) => {
-    const error = await client(key, app).status().catch((e: unknown) => e);
+    const error = await client(key, app)
+      .status()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RadarApiError);
     expect(error).toMatchObject({ status, serviceMessage: message });
   });

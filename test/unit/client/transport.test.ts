@@ -17,7 +17,10 @@ let shortWindow: ViewerApi; // 1 s windows
 let longWindow: ViewerApi; // 60 s windows
 
 beforeAll(async () => {
-  [shortWindow, longWindow] = await Promise.all([startViewerApi({ windowS: 1 }), startViewerApi({ windowS: 60 })]);
+  [shortWindow, longWindow] = await Promise.all([
+    startViewerApi({ windowS: 1 }),
+    startViewerApi({ windowS: 60 }),
+  ]);
   for (const api of [shortWindow, longWindow]) {
     await api.publish(TS, buildArchive(TS, 1));
     await api.waitForListed([TS]);
@@ -29,7 +32,10 @@ afterAll(async () => {
 });
 
 it('exposes the quota of the last response and tells listeners', async () => {
-  const transport = createRadarTransport({ baseUrl: longWindow.baseUrl, credentials: { apiKey: KEYS.good, appId: APPS.web } });
+  const transport = createRadarTransport({
+    baseUrl: longWindow.baseUrl,
+    credentials: { apiKey: KEYS.good, appId: APPS.web },
+  });
   const seen: RateLimitState[] = [];
   transport.onRateLimit((state) => seen.push(state));
   expect(transport.rateLimit()).toBeUndefined();
@@ -48,7 +54,11 @@ it('exposes the quota of the last response and tells listeners', async () => {
 
 it('waits out a 429 for Retry-After and then succeeds (real 1 s window)', async () => {
   const recorder = recordingFetch();
-  const transport = createRadarTransport({ baseUrl: shortWindow.baseUrl, credentials: limited, fetch: recorder.fetch });
+  const transport = createRadarTransport({
+    baseUrl: shortWindow.baseUrl,
+    credentials: limited,
+    fetch: recorder.fetch,
+  });
   const blocked: number[] = [];
   transport.onRateLimit((s) => {
     if (s.blockedUntilMs !== undefined) blocked.push(s.blockedUntilMs);
@@ -68,7 +78,11 @@ it('waits out a 429 for Retry-After and then succeeds (real 1 s window)', async 
 it('holds concurrent requests after a 429 instead of letting each collect its own', async () => {
   await new Promise((r) => setTimeout(r, 1100)); // a fresh window for the limited key
   const recorder = recordingFetch();
-  const transport = createRadarTransport({ baseUrl: shortWindow.baseUrl, credentials: limited, fetch: recorder.fetch });
+  const transport = createRadarTransport({
+    baseUrl: shortWindow.baseUrl,
+    credentials: limited,
+    fetch: recorder.fetch,
+  });
   for (let i = 0; i < 3; i++) await transport.get('/status.json');
   const held = new Promise<void>((resolve) => {
     const off = transport.onRateLimit((s) => {
@@ -80,7 +94,11 @@ it('holds concurrent requests after a 429 instead of letting each collect its ow
   });
   const first = transport.get('/status.json');
   await held;
-  const responses = await Promise.all([first, transport.get('/status.json'), transport.get('/status.json')]);
+  const responses = await Promise.all([
+    first,
+    transport.get('/status.json'),
+    transport.get('/status.json'),
+  ]);
   expect(responses.map((r) => r.status)).toEqual([200, 200, 200]);
   // One 429 only: the two later requests waited for the window instead of collecting their own.
   expect(recorder.requests.map((r) => r.status)).toEqual([200, 200, 200, 429, 200, 200, 200]);
@@ -98,7 +116,9 @@ it('gives up at once when the service asks for a longer wait than maxWaitMs, wit
   transport.onError((e) => errors.push(e));
   for (let i = 0; i < 3; i++) await transport.get('/status.json');
   const started = Date.now();
-  const error = (await transport.get('/status.json').catch((e: unknown) => e)) as RadarRateLimitError;
+  const error = (await transport
+    .get('/status.json')
+    .catch((e: unknown) => e)) as RadarRateLimitError;
   expect(error).toBeInstanceOf(RadarRateLimitError);
   expect(error.status).toBe(429);
   expect(error.retryAtMs).toBeGreaterThan(Date.now() + 2_000);
@@ -113,7 +133,11 @@ it('gives up at once when the service asks for a longer wait than maxWaitMs, wit
 
 it('maxRetries 0 reports the first 429', async () => {
   await new Promise((r) => setTimeout(r, 1100));
-  const transport = createRadarTransport({ baseUrl: shortWindow.baseUrl, credentials: limited, maxRetries: 0 });
+  const transport = createRadarTransport({
+    baseUrl: shortWindow.baseUrl,
+    credentials: limited,
+    maxRetries: 0,
+  });
   for (let i = 0; i < 3; i++) await transport.get('/status.json');
   await expect(transport.get('/status.json')).rejects.toBeInstanceOf(RadarRateLimitError);
 });
@@ -126,4 +150,46 @@ it('an abort signal ends a wait for the rate limit', async () => {
   const pending = transport.get('/status.json', { signal: controller.signal });
   setTimeout(() => controller.abort(), 50);
   await expect(pending).rejects.toHaveProperty('name', 'AbortError');
+});
+
+it('stale quota headers (a browser-cached range) neither raise remaining nor end a 429 hold', async () => {
+  const api = await startViewerApi({ windowS: 60 });
+  try {
+    // A cache in front of the real fetch, as the browser's HTTP cache serves immutable ranges;
+    // a cached answer arrives 150 ms late, so it lands after a 429 raised meanwhile.
+    const cache = new Map<string, Response>();
+    const cachingFetch: typeof fetch = async (input, init) => {
+      const range = new Headers(init?.headers).get('Range');
+      const cached = range ? cache.get(range) : undefined;
+      if (cached) {
+        await new Promise((r) => setTimeout(r, 150));
+        return cached.clone();
+      }
+      const response = await fetch(input, init);
+      if (range && response.status === 206) cache.set(range, response.clone());
+      return response;
+    };
+    await api.publish(TS, buildArchive(TS, 1));
+    await api.waitForListed([TS]);
+    const transport = createRadarTransport({
+      baseUrl: api.baseUrl,
+      credentials: limited,
+      fetch: cachingFetch,
+      maxWaitMs: 1_000,
+    });
+    const range = { headers: { Range: 'bytes=0-9' } };
+    await transport.get(`/tiles/${TS}.pmtiles`, range);
+    expect(transport.rateLimit()?.remaining).toBe(2);
+    await transport.get('/status.json');
+    await transport.get('/status.json');
+    expect(transport.rateLimit()?.remaining).toBe(0);
+    const late = transport.get(`/tiles/${TS}.pmtiles`, range); // cached: says remaining 2
+    await expect(transport.get('/status.json')).rejects.toBeInstanceOf(RadarRateLimitError);
+    const held = transport.rateLimit()!;
+    expect(held.blockedUntilMs).toBeGreaterThan(Date.now());
+    await expect(late).resolves.toHaveProperty('status', 206);
+    expect(transport.rateLimit()).toEqual(held);
+  } finally {
+    await api.stop();
+  }
 });

@@ -1,0 +1,209 @@
+/**
+ * The viewer in Debian's Chromium (headless, software WebGL) against the embedded service
+ * serving real simulator frames: radar of the NWS palette appears over CONUS, play moves
+ * through the frames, and wrong credentials and 429 each get a clear message. Chromium
+ * missing is a failure, not a skip (see test/harness/browser.ts).
+ *
+ * The screenshot goes to a temp dir; set RADAR_VIEWER_SCREENSHOT=docs/viewer.png to refresh
+ * the README's copy.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PNG } from 'pngjs';
+import type { Page } from 'playwright-core';
+import { paletteRgba } from '../../src/sim/palette';
+import { buildViewer } from '../../src/viewer/build-viewer';
+import { launchChromium, type Chromium } from '../harness/browser';
+import { publishRadarFrames, startViewerApi, type ViewerApi } from '../harness/browser-api';
+import { APPS, KEYS } from '../harness/embedded-api';
+
+const FRAMES = 8;
+
+/** The part of the page's `window.radarViewer` debug handle (web/main.ts) the test reads. */
+interface ViewerWindow {
+  radarViewer: {
+    map: {
+      loaded(): boolean;
+      isMoving(): boolean;
+      once(type: 'idle', listener: () => void): unknown;
+      project(lngLat: [number, number]): { x: number; y: number };
+    };
+  };
+}
+let workDir: string;
+let api: ViewerApi;
+let browser: Chromium;
+let page: Page;
+let timestamps: string[]; // newest first
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'radar-viewer-e2e-'));
+  const assetsDir = await buildViewer({ outDir: path.join(workDir, 'public') });
+  api = await startViewerApi({ assetsDir, demo: { apiKey: KEYS.good, appId: APPS.web } });
+  timestamps = await publishRadarFrames(api, FRAMES);
+  browser = await launchChromium({ timezoneId: 'America/Chicago' });
+  page = await browser.context.newPage();
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await api?.stop();
+  if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
+});
+
+/** Resolves when MapLibre has drawn everything it has loaded. */
+function mapIdle(): Promise<void> {
+  return page.evaluate(
+    () =>
+      new Promise<void>((resolve) => {
+        const map = (window as unknown as ViewerWindow).radarViewer.map;
+        if (map.loaded() && !map.isMoving()) resolve();
+        else map.once('idle', () => resolve());
+      }),
+  );
+}
+
+/** Counts pixels of each palette colour inside and outside a box of a PNG screenshot. */
+function palettePixels(
+  png: PNG,
+  box: { left: number; top: number; right: number; bottom: number },
+) {
+  // Every RGB within 2 per channel of a palette colour (rounding in the GL pipeline) -> its index.
+  const lookup = new Map<number, number>();
+  paletteRgba()
+    .slice(1)
+    .forEach(([r, g, b], index) => {
+      for (let dr = -2; dr <= 2; dr++)
+        for (let dg = -2; dg <= 2; dg++)
+          for (let db = -2; db <= 2; db++)
+            lookup.set(((r + dr) << 16) | ((g + dg) << 8) | (b + db), index);
+    });
+  const inside = new Map<number, number>();
+  let outside = 0;
+  for (let y = 0; y < png.height; y++) {
+    for (let x = 0; x < png.width; x++) {
+      const i = (y * png.width + x) * 4;
+      const match = lookup.get((png.data[i]! << 16) | (png.data[i + 1]! << 8) | png.data[i + 2]!);
+      if (match === undefined) continue;
+      if (x >= box.left && x <= box.right && y >= box.top && y <= box.bottom)
+        inside.set(match, (inside.get(match) ?? 0) + 1);
+      else outside++;
+    }
+  }
+  return { inside, total: [...inside.values()].reduce((a, b) => a + b, 0), outside };
+}
+
+it('serves the page and its assets without credentials', async () => {
+  const redirect = await fetch(`${api.baseUrl}/viewer`, { redirect: 'manual' });
+  expect(redirect.status).toBe(301);
+  expect(redirect.headers.get('location')).toBe('/viewer/');
+  const html = await fetch(`${api.baseUrl}/viewer/`);
+  expect(html.status).toBe(200);
+  expect(html.headers.get('content-type')).toBe('text/html; charset=utf-8');
+  expect(html.headers.get('content-security-policy')).toContain("script-src 'self'");
+  expect(await html.text()).toContain('<script type="module" src="app.js">');
+  const config = await fetch(`${api.baseUrl}/viewer/config.json`);
+  expect(await config.json()).toEqual({
+    apiBaseUrl: null,
+    demo: { apiKey: KEYS.good, appId: APPS.web },
+  });
+  for (const asset of ['app.js', 'app.css', 'maplibre-gl-worker.mjs', 'basemap.json']) {
+    expect((await fetch(`${api.baseUrl}/viewer/${asset}`)).status).toBe(200);
+  }
+  expect((await fetch(`${api.baseUrl}/viewer/..%2Fpackage.json`)).status).toBe(404);
+  expect((await fetch(`${api.baseUrl}/viewer/nothing.js`)).status).toBe(404);
+});
+
+it('shows palette-coloured radar over CONUS with the demo credentials pre-filled', async () => {
+  await page.goto(`${api.baseUrl}/viewer/`);
+  await page.waitForSelector('body[data-radar-state="ready"][data-frame-loaded="true"]', {
+    timeout: 30_000,
+  });
+  await mapIdle();
+  expect(await page.inputValue('#api-key')).toBe(KEYS.good);
+  expect(await page.getAttribute('#time-utc', 'data-timestamp')).toBe(timestamps[0]);
+  expect(await page.textContent('#frame-count')).toBe(`Frame ${FRAMES} of ${FRAMES}`);
+  expect(await page.textContent('#health')).toContain('healthy');
+  expect(await page.textContent('#quota')).toMatch(/Requests left: \d+\/1000/);
+  expect(await page.locator('.legend-swatch').count()).toBe(15);
+
+  const shot = path.join(workDir, 'viewer.png');
+  await page.screenshot({ path: shot });
+  if (process.env.RADAR_VIEWER_SCREENSHOT)
+    fs.copyFileSync(shot, process.env.RADAR_VIEWER_SCREENSHOT);
+
+  // Pixels of the map alone: hide the panels and controls drawn over it.
+  const hide = await page.addStyleTag({
+    content: 'aside, .maplibregl-control-container { display: none !important; }',
+  });
+  const box = await page.evaluate(() => {
+    const map = (window as unknown as ViewerWindow).radarViewer.map;
+    const nw = map.project([-125, 50]);
+    const se = map.project([-66, 24]);
+    return {
+      left: Math.floor(nw.x),
+      top: Math.floor(nw.y),
+      right: Math.ceil(se.x),
+      bottom: Math.ceil(se.y),
+    };
+  });
+  const png = PNG.sync.read(await page.locator('#map').screenshot());
+  await hide.evaluate((style) => (style as Element).remove());
+  const pixels = palettePixels(png, box);
+  expect(pixels.total).toBeGreaterThan(5_000);
+  expect(pixels.inside.size).toBeGreaterThanOrEqual(5); // several reflectivity bands, not one flat colour
+  expect(pixels.outside).toBeLessThan(pixels.total / 100);
+});
+
+it('play advances through the frames', async () => {
+  const seen = new Set<string>();
+  await page.click('#play');
+  expect(await page.textContent('#play')).toBe('Pause');
+  const started = Date.now();
+  while (seen.size < 4 && Date.now() - started < 20_000) {
+    seen.add((await page.getAttribute('#time-utc', 'data-timestamp')) ?? '');
+    await page.waitForTimeout(100);
+  }
+  await page.click('#play');
+  expect(await page.textContent('#play')).toBe('Play');
+  expect(seen.size).toBeGreaterThanOrEqual(4);
+  for (const ts of seen) expect(timestamps).toContain(ts);
+});
+
+async function connectWith(apiKey: string, appId: string): Promise<void> {
+  await page
+    .locator('#credentials')
+    .evaluate((details) => ((details as HTMLDetailsElement).open = true));
+  await page.fill('#api-key', apiKey);
+  await page.fill('#app-id', appId);
+  await page.click('#credentials-form button[type="submit"]');
+}
+
+it('says clearly when the credentials are wrong', async () => {
+  await connectWith('rk_wrong-key-0123456789', APPS.web);
+  await page.waitForSelector('#message[data-kind="auth"]', { state: 'visible', timeout: 10_000 });
+  expect(await page.textContent('#message')).toBe(
+    'API key or app id not accepted (401 Unauthorized): check both values.',
+  );
+  expect(await page.getAttribute('body', 'data-radar-state')).toBe('auth-error');
+});
+
+it('says clearly when the rate limit is reached (429)', async () => {
+  // Archive ranges are immutable and cached by the browser: start cold, as a new visitor would.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.clearBrowserCache');
+  await connectWith(KEYS.limited, APPS.web); // 3 requests per window
+  await page.waitForSelector('#message[data-kind="rate-limit"]', {
+    state: 'visible',
+    timeout: 10_000,
+  });
+  expect(await page.textContent('#message')).toMatch(
+    /^Rate limit reached \(429 Too Many Requests\): .*Retrying in \d+ s\.$/,
+  );
+  expect(await page.getAttribute('body', 'data-radar-state')).toBe('rate-limited');
+  expect(await page.textContent('#quota')).toMatch(/Requests left: 0\/3/);
+  expect(pageErrors).toEqual([]);
+});

@@ -1,0 +1,63 @@
+/**
+ * The base map style: fills and lines from GeoJSON shipped with the page (`basemap.json`,
+ * built from npm packages), no glyphs, sprites or network tiles. Radar layers go between the
+ * fills and the lines ({@link RADAR_BEFORE_LAYER}) so borders stay visible over echoes.
+ */
+import type { StyleSpecification } from 'maplibre-gl';
+import type { FeatureCollection } from 'geojson';
+
+/** The collections of `basemap.json` (see `src/viewer/build-viewer.ts`). */
+export interface Basemap {
+  readonly land: FeatureCollection;
+  readonly countryBorders: FeatureCollection;
+  readonly states: FeatureCollection;
+  readonly stateBorders: FeatureCollection;
+  readonly nation: FeatureCollection;
+}
+
+/** First line layer: radar frames are inserted below it. */
+export const RADAR_BEFORE_LAYER = 'country-borders';
+
+/** Dark style, so the NWS palette keeps its contrast. */
+export function basemapStyle(basemap: Basemap): StyleSpecification {
+  const geojson = (data: FeatureCollection) => ({ type: 'geojson' as const, data });
+  return {
+    version: 8,
+    sources: {
+      land: geojson(basemap.land),
+      'country-borders': geojson(basemap.countryBorders),
+      states: geojson(basemap.states),
+      'state-borders': geojson(basemap.stateBorders),
+      nation: geojson(basemap.nation),
+    },
+    layers: [
+      { id: 'background', type: 'background', paint: { 'background-color': '#0b1622' } },
+      { id: 'land', type: 'fill', source: 'land', paint: { 'fill-color': '#1c2229' } },
+      { id: 'states', type: 'fill', source: 'states', paint: { 'fill-color': '#242b33' } },
+      {
+        id: RADAR_BEFORE_LAYER,
+        type: 'line',
+        source: 'country-borders',
+        paint: { 'line-color': '#5b6672', 'line-width': 0.8 },
+      },
+      {
+        id: 'coastline',
+        type: 'line',
+        source: 'land',
+        paint: { 'line-color': '#5f6c79', 'line-width': 0.8 },
+      },
+      {
+        id: 'state-borders',
+        type: 'line',
+        source: 'state-borders',
+        paint: { 'line-color': '#8793a0', 'line-width': 0.7 },
+      },
+      {
+        id: 'nation',
+        type: 'line',
+        source: 'nation',
+        paint: { 'line-color': '#b3bec9', 'line-width': 1.2 },
+      },
+    ],
+  };
+}

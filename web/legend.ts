@@ -1,0 +1,28 @@
+/**
+ * The dBZ legend, drawn from the simulator's palette table itself so the legend and the tiles
+ * cannot disagree.
+ */
+import type { PaletteStep } from '../src/sim/palette';
+
+/** Fills `container` with one swatch per palette step, labelled with its lower bound in dBZ. */
+export function renderLegend(container: HTMLElement, palette: readonly PaletteStep[]): void {
+  const doc = container.ownerDocument;
+  const title = doc.createElement('div');
+  title.className = 'legend-title';
+  title.textContent = 'Reflectivity (dBZ)';
+  const scale = doc.createElement('div');
+  scale.className = 'legend-scale';
+  for (const step of palette) {
+    const cell = doc.createElement('div');
+    cell.className = 'legend-step';
+    cell.title = `${step.dbz}+ dBZ`;
+    const swatch = doc.createElement('div');
+    swatch.className = 'legend-swatch';
+    swatch.style.background = step.color;
+    const label = doc.createElement('div');
+    label.textContent = step.dbz % 10 === 0 ? String(step.dbz) : '';
+    cell.append(swatch, label);
+    scale.append(cell);
+  }
+  container.replaceChildren(title, scale);
+}

@@ -1,0 +1,110 @@
+/**
+ * The viewer page's entry point: loads the server's viewer config and the packaged base map,
+ * creates the MapLibre map, and (re)connects a radar session whenever credentials are given.
+ * `window.radarViewer` exposes the map and session for debugging and the browser test.
+ */
+import * as maplibregl from 'maplibre-gl';
+import 'maplibre-gl/dist/maplibre-gl.css';
+import { REFLECTIVITY_PALETTE } from '../src/sim/palette';
+import type { RadarCredentials } from '../src/client/transport';
+import { basemapStyle, RADAR_BEFORE_LAYER, type Basemap } from './basemap-style';
+import { createCredentialsStore } from './credentials-store';
+import { renderLegend } from './legend';
+import { createPanel } from './panel';
+import { createRadarSession, type RadarSession } from './radar-session';
+import './viewer.css';
+
+/** `/viewer/config.json` (see `src/viewer/viewer-routes.ts`). */
+interface ViewerConfig {
+  readonly apiBaseUrl: string | null;
+  readonly demo: RadarCredentials | null;
+}
+
+/** Contiguous US, the archives' coverage. */
+const CONUS: [[number, number], [number, number]] = [
+  [-125, 24],
+  [-66, 50],
+];
+
+declare global {
+  interface Window {
+    radarViewer?: { map: maplibregl.Map; session: () => RadarSession | undefined };
+  }
+}
+
+async function fetchJson<T>(name: string): Promise<T> {
+  const response = await fetch(new URL(name, location.href));
+  if (!response.ok) throw new Error(`${name}: HTTP ${response.status}`);
+  return (await response.json()) as T;
+}
+
+async function main(): Promise<void> {
+  const panel = createPanel(document);
+  renderLegend(panel.legend, REFLECTIVITY_PALETTE);
+  maplibregl.setWorkerUrl(new URL('maplibre-gl-worker.mjs', location.href).href);
+  const [config, basemap] = await Promise.all([
+    fetchJson<ViewerConfig>('config.json'),
+    fetchJson<Basemap>('basemap.json'),
+  ]);
+  const apiBaseUrl = config.apiBaseUrl ?? location.origin;
+
+  const map = new maplibregl.Map({
+    container: 'map',
+    style: basemapStyle(basemap),
+    bounds: CONUS,
+    fitBoundsOptions: { padding: { top: 20, bottom: 20, left: 330, right: 20 } },
+    attributionControl: {
+      compact: false,
+      customAttribution:
+        'Simulated radar · US states: US Census via us-atlas · Land: Natural Earth via world-atlas',
+    },
+    renderWorldCopies: false,
+  });
+  map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'top-right');
+  await map.once('load');
+
+  const store = createCredentialsStore(localStorage, config.demo);
+  let session: RadarSession | undefined;
+  const connect = (credentials: RadarCredentials) => {
+    session?.close();
+    session = createRadarSession({
+      map,
+      maplibre: maplibregl,
+      panel,
+      apiBaseUrl,
+      credentials,
+      beforeId: RADAR_BEFORE_LAYER,
+    });
+  };
+  panel.onControls({
+    toggle: () => session?.player.toggle(),
+    step: (delta) => session?.player.step(delta),
+    latest: () => session?.player.latest(),
+    seek: (index) => session?.player.seek(index),
+    connect: (credentials) => {
+      store.save(credentials);
+      connect(credentials);
+    },
+  });
+  window.radarViewer = { map, session: () => session };
+
+  const initial = store.initial();
+  panel.fillCredentials(initial.credentials, initial.fromDemo);
+  if (initial.credentials) {
+    connect(initial.credentials);
+  } else {
+    panel.setPageState('auth-error');
+    panel.showMessage('info', 'Enter an API key and app id to load radar.');
+    panel.openCredentials();
+  }
+}
+
+main().catch((error: unknown) => {
+  const message = document.getElementById('message');
+  if (message) {
+    message.hidden = false;
+    message.dataset.kind = 'error';
+    message.textContent = `The viewer failed to start: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  document.body.dataset.radarState = 'error';
+});

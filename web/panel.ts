@@ -1,0 +1,139 @@
+/**
+ * The control panel: every DOM read and write of the page lives here, so the session logic
+ * stays testable and the markup can change in one place. `data-*` attributes mirror the state
+ * (`body[data-radar-state]`, `#time-utc[data-timestamp]`, `body[data-frame-loaded]`) for
+ * scripts and the browser test.
+ */
+import type { RateLimitState } from '../src/client/rate-limit';
+import type { RadarCredentials } from '../src/client/transport';
+import type { PlayerState } from './player';
+import { formatAge, formatClock, formatLocal, formatUtc } from './time-format';
+
+/** Kinds of banner message; `auth` and `rate-limit` are the ones users must act on or wait for. */
+export type MessageKind = 'auth' | 'rate-limit' | 'error' | 'info';
+
+/** Coarse page state, mirrored on `body[data-radar-state]`. */
+export type PageState =
+  'starting' | 'connecting' | 'ready' | 'auth-error' | 'rate-limited' | 'error';
+
+/** The panel's controls and displays. */
+export interface Panel {
+  readonly legend: HTMLElement;
+  setPageState(state: PageState): void;
+  showMessage(kind: MessageKind, text: string): void;
+  /** Hides the message if it is of `kind` (any kind when omitted). */
+  clearMessage(kind?: MessageKind): void;
+  messageKind(): MessageKind | undefined;
+  setHealth(healthy: boolean | undefined): void;
+  setLatestAge(latest: string | undefined, nowMs: number): void;
+  setQuota(state: RateLimitState | undefined): void;
+  setPlayer(state: PlayerState): void;
+  setFrameLoaded(loaded: boolean): void;
+  fillCredentials(credentials: RadarCredentials | undefined, fromDemo: boolean): void;
+  openCredentials(): void;
+  onControls(handlers: ControlHandlers): void;
+}
+
+/** What the user can ask for. */
+export interface ControlHandlers {
+  toggle(): void;
+  step(delta: number): void;
+  latest(): void;
+  seek(index: number): void;
+  connect(credentials: RadarCredentials): void;
+}
+
+function byId<T extends HTMLElement>(doc: Document, id: string): T {
+  const element = doc.getElementById(id);
+  if (!element) throw new Error(`viewer markup lacks #${id}`);
+  return element as T;
+}
+
+/** Binds the panel to the page's markup (`web/index.html`). */
+export function createPanel(doc: Document): Panel {
+  const body = doc.body;
+  const message = byId(doc, 'message');
+  const health = byId(doc, 'health');
+  const timeUtc = byId(doc, 'time-utc');
+  const timeLocal = byId(doc, 'time-local');
+  const age = byId(doc, 'age');
+  const slider = byId<HTMLInputElement>(doc, 'slider');
+  const play = byId<HTMLButtonElement>(doc, 'play');
+  const frameCount = byId(doc, 'frame-count');
+  const quota = byId(doc, 'quota');
+  const details = byId<HTMLDetailsElement>(doc, 'credentials');
+  const form = byId<HTMLFormElement>(doc, 'credentials-form');
+  const apiKey = byId<HTMLInputElement>(doc, 'api-key');
+  const appId = byId<HTMLInputElement>(doc, 'app-id');
+  const note = byId(doc, 'credentials-note');
+
+  return {
+    legend: byId(doc, 'legend'),
+    setPageState(state) {
+      body.dataset.radarState = state;
+    },
+    showMessage(kind, text) {
+      message.dataset.kind = kind;
+      message.textContent = text;
+      message.hidden = false;
+    },
+    clearMessage(kind) {
+      if (kind !== undefined && message.dataset.kind !== kind) return;
+      message.hidden = true;
+      message.textContent = '';
+      delete message.dataset.kind;
+    },
+    messageKind: () => (message.hidden ? undefined : (message.dataset.kind as MessageKind)),
+    setHealth(healthy) {
+      health.textContent = healthy === undefined ? '…' : healthy ? '● healthy' : '● unhealthy';
+      health.className = `badge${healthy === undefined ? '' : healthy ? ' healthy' : ' unhealthy'}`;
+    },
+    setLatestAge(latest, nowMs) {
+      age.textContent = latest ? `Latest frame ${formatAge(latest, nowMs)}` : '';
+    },
+    setQuota(state) {
+      quota.textContent = state
+        ? `Requests left: ${state.remaining}/${state.limit} (resets ${formatClock(state.resetAtMs)})`
+        : 'Requests left: —';
+      quota.dataset.remaining = state ? String(state.remaining) : '';
+    },
+    setPlayer({ timestamps, index, playing }) {
+      const ts = timestamps[index];
+      timeUtc.textContent = ts ? formatUtc(ts) : '—';
+      timeUtc.dataset.timestamp = ts ?? '';
+      timeLocal.textContent = ts ? formatLocal(ts) : '';
+      slider.max = String(Math.max(0, timestamps.length - 1));
+      slider.value = String(Math.max(0, index));
+      slider.disabled = timestamps.length < 2;
+      frameCount.textContent = timestamps.length
+        ? `Frame ${index + 1} of ${timestamps.length}`
+        : 'No frames yet';
+      play.textContent = playing ? 'Pause' : 'Play';
+      play.setAttribute('aria-pressed', String(playing));
+    },
+    setFrameLoaded(loaded) {
+      body.dataset.frameLoaded = String(loaded);
+    },
+    fillCredentials(credentials, fromDemo) {
+      apiKey.value = credentials?.apiKey ?? '';
+      appId.value = credentials?.appId ?? '';
+      note.textContent = fromDemo
+        ? "Pre-filled with this server's demo credentials. Stored in this browser only."
+        : 'Stored in this browser only.';
+    },
+    openCredentials() {
+      details.open = true;
+    },
+    onControls(handlers) {
+      play.addEventListener('click', () => handlers.toggle());
+      byId(doc, 'prev').addEventListener('click', () => handlers.step(-1));
+      byId(doc, 'next').addEventListener('click', () => handlers.step(1));
+      byId(doc, 'latest').addEventListener('click', () => handlers.latest());
+      slider.addEventListener('input', () => handlers.seek(Number(slider.value)));
+      form.addEventListener('submit', (event) => {
+        event.preventDefault();
+        handlers.connect({ apiKey: apiKey.value.trim(), appId: appId.value.trim() });
+      });
+    },
+  };
+}

@@ -1,0 +1,168 @@
+/**
+ * One connection of the page to the API with one set of credentials: the client library's
+ * client, status watch and map frames, tied to the player and the panel. Changing credentials
+ * closes the session and starts a new one, so no request of the old key outlives it.
+ */
+import type { Map as MapLibreMap } from 'maplibre-gl';
+import { RadarApiError, RadarRateLimitError } from '../src/client/errors';
+import { explainError } from '../src/client/explain-error';
+import {
+  createRadarFrames,
+  type MapLibreProtocols,
+  type RadarFrames,
+} from '../src/client/map-frames';
+import { createRadarClient } from '../src/client/radar-client';
+import type { RadarStatus } from '../src/client/status';
+import { watchStatus } from '../src/client/status-watcher';
+import type { RadarCredentials } from '../src/client/transport';
+import type { Panel } from './panel';
+import { createPlayer, type Player } from './player';
+
+/** Options of {@link createRadarSession}. */
+export interface RadarSessionOptions {
+  readonly map: MapLibreMap;
+  readonly maplibre: MapLibreProtocols;
+  readonly panel: Panel;
+  readonly apiBaseUrl: string;
+  readonly credentials: RadarCredentials;
+  /** Layer the radar goes below. */
+  readonly beforeId: string;
+  /**
+   * Status poll period (default 15 s): a new frame shows within 15 s of being listed, and a
+   * freshly started service's backfill fills the slider quickly, for 4 of ~1200 requests/min.
+   */
+  readonly pollMs?: number;
+}
+
+/** A live connection. */
+export interface RadarSession {
+  readonly player: Player;
+  readonly frames: RadarFrames;
+  status(): RadarStatus | undefined;
+  close(): void;
+}
+
+/** The banner while requests wait for the rate-limit window to reopen. */
+function rateLimitMessage(limit: number, waitMs: number): string {
+  return `Rate limit reached (429 Too Many Requests): this API key may make ${limit} requests per window. Retrying in ${Math.ceil(waitMs / 1000)} s.`;
+}
+
+/** Starts a session: polls the status at once and shows the latest frame. */
+export function createRadarSession(options: RadarSessionOptions): RadarSession {
+  const { map, panel } = options;
+  const client = createRadarClient({
+    baseUrl: options.apiBaseUrl,
+    credentials: options.credentials,
+  });
+  const frames = createRadarFrames({
+    map,
+    client,
+    maplibre: options.maplibre,
+    beforeId: options.beforeId,
+    maxFrames: 48,
+  });
+  const player = createPlayer({
+    frames,
+    onChange: (state) => {
+      panel.setPlayer(state);
+      updateLoaded();
+    },
+  });
+  let status: RadarStatus | undefined;
+  let closed = false;
+
+  const updateLoaded = () => {
+    const current = player.current();
+    panel.setFrameLoaded(current !== undefined && frames.isLoaded(current));
+  };
+
+  const fail = (error: unknown) => {
+    if (closed) return;
+    if (
+      error instanceof RadarRateLimitError ||
+      (error instanceof RadarApiError && error.status === 429)
+    ) {
+      panel.setPageState('rate-limited');
+      panel.showMessage('rate-limit', explainError(error));
+      return;
+    }
+    if (error instanceof RadarApiError && (error.status === 401 || error.status === 403)) {
+      player.pause();
+      panel.setPageState('auth-error');
+      panel.showMessage('auth', explainError(error));
+      panel.openCredentials();
+      return;
+    }
+    if (error instanceof RadarApiError && error.status === 404) {
+      void watch.refresh(); // a frame expired between two polls: the list catches up
+      return;
+    }
+    panel.setPageState('error');
+    panel.showMessage('error', explainError(error));
+  };
+
+  const unsubscribeRate = client.onRateLimit((state) => {
+    panel.setQuota(state);
+    const wait = state.blockedUntilMs === undefined ? 0 : state.blockedUntilMs - Date.now();
+    if (wait > 0) {
+      panel.setPageState('rate-limited');
+      panel.showMessage('rate-limit', rateLimitMessage(state.limit, wait));
+    } else if (panel.messageKind() === 'rate-limit') {
+      panel.clearMessage('rate-limit');
+      panel.setPageState(status ? 'ready' : 'connecting');
+    }
+  });
+  const unsubscribeError = client.onError(fail);
+
+  panel.setPageState('connecting');
+  panel.setQuota(undefined);
+  panel.setHealth(undefined);
+  const watch = watchStatus(client, {
+    intervalMs: options.pollMs ?? 15_000,
+    onStatus: (next) => {
+      if (closed) return;
+      status = next;
+      frames.retain(next.timestamps);
+      player.setTimestamps([...next.timestamps].reverse());
+      panel.setHealth(next.healthy);
+      panel.setLatestAge(next.latest, Date.now());
+      if (panel.messageKind() !== 'rate-limit') {
+        panel.clearMessage();
+        panel.setPageState('ready');
+      }
+    },
+    onError: fail,
+  });
+
+  const onMapData = () => updateLoaded();
+  map.on('sourcedata', onMapData);
+  map.on('idle', onMapData);
+  // Ages and the rate-limit countdown move with the clock, not with requests.
+  const clock = setInterval(() => {
+    panel.setLatestAge(status?.latest, Date.now());
+    const state = client.rateLimit();
+    if (state?.blockedUntilMs !== undefined) {
+      const wait = state.blockedUntilMs - Date.now();
+      if (wait > 0 && panel.messageKind() === 'rate-limit') {
+        panel.showMessage('rate-limit', rateLimitMessage(state.limit, wait));
+      }
+    }
+  }, 1000);
+
+  return {
+    player,
+    frames,
+    status: () => status,
+    close() {
+      closed = true;
+      clearInterval(clock);
+      watch.stop();
+      player.close();
+      unsubscribeRate();
+      unsubscribeError();
+      map.off('sourcedata', onMapData);
+      map.off('idle', onMapData);
+      frames.remove();
+    },
+  };
+}
