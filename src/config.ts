@@ -44,8 +44,12 @@ const schema = z.object({
   RADAR_S3_TIMEOUT_MS: positiveInt.default(2000),
   RADAR_RESYNC_S: positiveInt.default(5),
   RADAR_INGEST_POLL_S: positiveInt.default(5),
+  RADAR_TRUST_PROXY: boolFlag.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
+
+/** Every environment variable the service reads (deployment manifests may set only these). */
+export const CONFIG_VARIABLES: readonly string[] = Object.freeze(Object.keys(schema.shape));
 
 /** Validated, frozen service configuration. */
 export interface Config {
@@ -86,6 +90,8 @@ export interface Config {
   readonly resyncS: number;
   /** Period of the ingest worker's bucket listing (the reconciliation pass). */
   readonly ingestPollS: number;
+  /** Behind exactly one reverse proxy (nginx): take the client address from X-Forwarded-For. */
+  readonly trustProxy: boolean;
   readonly logLevel: string;
 }
 
@@ -168,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     s3TimeoutMs: e.RADAR_S3_TIMEOUT_MS,
     resyncS: e.RADAR_RESYNC_S,
     ingestPollS: e.RADAR_INGEST_POLL_S,
+    trustProxy: e.RADAR_TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
   });
 }

@@ -1,0 +1,154 @@
+/**
+ * Prometheus metrics (prom-client), one registry per process, exposed on the admin listener.
+ * Labels are bounded vocabularies only: route templates (unmatched paths share `unmatched`),
+ * methods, statuses, reasons, operations. Never a timestamp, key, app or raw path.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Latency buckets from sub-millisecond cache hits to multi-second archive downloads. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** A fresh registry with the default process metrics (CPU, memory, event loop lag, GC). */
+export function createRegistry(labels: Record<string, string> = {}): Registry {
+  const registry = new Registry();
+  registry.setDefaultLabels(labels);
+  collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
+/** Metrics of an API replica. */
+export function createApiMetrics(registry: Registry) {
+  return {
+    httpRequests: new Counter({
+      name: 'radar_http_requests_total',
+      help: 'HTTP requests answered, by route template, method and status.',
+      labelNames: ['route', 'method', 'status'] as const,
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'radar_http_request_duration_seconds',
+      help: 'Time from request to the last byte handed to the socket, by route template, method and status.',
+      labelNames: ['route', 'method', 'status'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    httpResponseBytes: new Counter({
+      name: 'radar_http_response_bytes_total',
+      help: 'Response body bytes sent, by route template, method and status.',
+      labelNames: ['route', 'method', 'status'] as const,
+      registers: [registry],
+    }),
+    httpInFlight: new Gauge({
+      name: 'radar_http_requests_in_flight',
+      help: 'Requests being answered now (replica saturation).',
+      registers: [registry],
+    }),
+    rateLimitDecisions: new Counter({
+      name: 'radar_rate_limit_decisions_total',
+      help: 'Rate-limit decisions, by decision (allowed, limited) and key tier (the per-window limit).',
+      labelNames: ['decision', 'tier'] as const,
+      registers: [registry],
+    }),
+    rateLimiterDegraded: new Gauge({
+      name: 'radar_rate_limiter_degraded',
+      help: '1 while the shared (Redis) limiter is unavailable and the in-memory insurance limiter decides.',
+      registers: [registry],
+    }),
+    authFailures: new Counter({
+      name: 'radar_auth_failures_total',
+      help: 'Requests refused by authentication (401) or authorisation (403), by reason.',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    storeDuration: new Histogram({
+      name: 'radar_object_store_request_duration_seconds',
+      help: 'Archive store requests until the first byte (or failure), by operation.',
+      labelNames: ['operation'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    storeErrors: new Counter({
+      name: 'radar_object_store_errors_total',
+      help: 'Archive store failures, by operation and kind (not_found, unavailable).',
+      labelNames: ['operation', 'kind'] as const,
+      registers: [registry],
+    }),
+    storeReachable: new Gauge({
+      name: 'radar_object_store_reachable',
+      help: '1 when the archive store answered its last probe.',
+      registers: [registry],
+    }),
+    storeBreakerOpen: new Gauge({
+      name: 'radar_object_store_breaker_open',
+      help: '1 while the archive store circuit breaker fails requests fast.',
+      registers: [registry],
+    }),
+    catalogTimestamps: new Gauge({
+      name: 'radar_catalog_timestamps',
+      help: 'Published timestamps in this replica snapshot.',
+      registers: [registry],
+    }),
+    latestAge: new Gauge({
+      name: 'radar_latest_age_seconds',
+      help: 'Age of the newest published timestamp (its value, UTC) at scrape time.',
+      registers: [registry],
+    }),
+    catalogInSync: new Gauge({
+      name: 'radar_catalog_in_sync',
+      help: '1 when this replica snapshot is known to match the shared index.',
+      registers: [registry],
+    }),
+    catalogResyncAge: new Gauge({
+      name: 'radar_catalog_resync_age_seconds',
+      help: 'Seconds since this replica last confirmed its snapshot against the index (0 in embedded mode).',
+      registers: [registry],
+    }),
+    healthy: new Gauge({
+      name: 'radar_status_healthy',
+      help: 'The healthy flag /status.json reports now (1 or 0).',
+      registers: [registry],
+    }),
+  };
+}
+
+export type ApiMetrics = ReturnType<typeof createApiMetrics>;
+
+/** Metrics of the ingest side (the worker, or the in-process ingest of embedded mode). */
+export function createIngestMetrics(registry: Registry) {
+  return {
+    published: new Counter({
+      name: 'radar_ingest_published_total',
+      help: 'Archives published into the catalog.',
+      registers: [registry],
+    }),
+    rejected: new Counter({
+      name: 'radar_ingest_rejected_total',
+      help: 'Archives refused by ingest, by reason (bad-name, bad-magic, section-outside-object, ...).',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    lag: new Histogram({
+      name: 'radar_ingest_lag_seconds',
+      help: 'Object last-modified to published in the catalog.',
+      buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300],
+      registers: [registry],
+    }),
+    leader: new Gauge({
+      name: 'radar_ingest_leader',
+      help: '1 while this worker holds the ingest leader lease.',
+      registers: [registry],
+    }),
+    lastSuccessAge: new Gauge({
+      name: 'radar_ingest_last_success_age_seconds',
+      help: 'Seconds since the last complete ingest pass of this worker (-1 before the first).',
+      registers: [registry],
+    }),
+  };
+}
+
+export type IngestMetrics = ReturnType<typeof createIngestMetrics>;
+
+/** The exposition text and content type for `/metrics`. */
+export async function exposition(registry: Registry): Promise<{ contentType: string; body: string }> {
+  return { contentType: registry.contentType, body: await registry.metrics() };
+}
