@@ -101,8 +101,9 @@ export function createViewerRoutes(options: ViewerRoutesOptions = {}): Router {
       ctx.status = 304;
       return;
     }
+    // HEAD: an empty body (a null one would turn the status into 204), the file's length.
+    ctx.body = ctx.method === 'HEAD' ? '' : fs.createReadStream(file);
     ctx.length = stat.size;
-    ctx.body = ctx.method === 'HEAD' ? null : fs.createReadStream(file);
   };
 
   // Strict: `/viewer` and `/viewer/` are different routes (the first redirects to the second).

@@ -17,6 +17,7 @@ import { buildViewer } from '../../src/viewer/build-viewer';
 import { launchChromium, type Chromium } from '../harness/browser';
 import { publishRadarFrames, startViewerApi, type ViewerApi } from '../harness/browser-api';
 import { APPS, KEYS } from '../harness/embedded-api';
+import { request } from '../harness/http-client';
 
 const FRAMES = 8;
 
@@ -113,6 +114,15 @@ it('serves the page and its assets without credentials', async () => {
   for (const asset of ['app.js', 'app.css', 'maplibre-gl-worker.mjs', 'basemap.json']) {
     expect((await fetch(`${api.baseUrl}/viewer/${asset}`)).status).toBe(200);
   }
+  const head = await fetch(`${api.baseUrl}/viewer/app.js`, { method: 'HEAD' });
+  expect(head.status).toBe(200);
+  expect(head.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+  expect(Number(head.headers.get('content-length'))).toBeGreaterThan(100_000);
+  const etag = head.headers.get('etag')!;
+  // Raw request: fetch() adds `Cache-Control: no-cache` to conditional requests, defeating them.
+  expect(
+    (await request(api.baseUrl, '/viewer/app.js', { headers: { 'If-None-Match': etag } })).status,
+  ).toBe(304);
   expect((await fetch(`${api.baseUrl}/viewer/..%2Fpackage.json`)).status).toBe(404);
   expect((await fetch(`${api.baseUrl}/viewer/nothing.js`)).status).toBe(404);
 });
