@@ -9,7 +9,9 @@ import { wireApi, type ApiDependencies } from './deps';
 import { createAdminServer } from './http/admin';
 import { createApp } from './http/app';
 import { createShutdown } from './lifecycle';
+import { refreshApiGauges } from './instrument';
 import type { Logger } from './logger';
+import { createApiMetrics, createIngestMetrics, createRegistry, exposition } from './metrics';
 
 /** Above nginx's upstream keepalive_timeout (60 s), so idle upstream sockets never 502. */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -35,11 +37,25 @@ export function listen(server: http.Server, port: number, host: string): Promise
 }
 
 export async function startApiServer(config: Config, logger: Logger): Promise<RunningApi> {
-  const deps = await wireApi(config, logger);
+  const registry = createRegistry();
+  const apiMetrics = createApiMetrics(registry);
+  // Embedded mode ingests in-process, so its ingest metrics live in this registry too.
+  const ingestMetrics = config.redisUrl ? undefined : createIngestMetrics(registry);
+  const deps = await wireApi(config, logger, { api: apiMetrics, ingest: ingestMetrics });
   let shuttingDown = false;
   let started = false;
 
-  const app = createApp({ ...deps, logger, corsOrigins: config.corsOrigins, cacheControl: config.cacheControl });
+  const app = createApp({
+    ...deps,
+    logger,
+    corsOrigins: config.corsOrigins,
+    cacheControl: config.cacheControl,
+    trustProxy: config.trustProxy,
+    metrics: apiMetrics,
+    onAuthFailure: (reason) => apiMetrics.authFailures.inc({ reason }),
+    onRateDecision: (allowed, limit) =>
+      apiMetrics.rateLimitDecisions.inc({ decision: allowed ? 'allowed' : 'limited', tier: String(limit) }),
+  });
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
@@ -51,6 +67,16 @@ export async function startApiServer(config: Config, logger: Logger): Promise<Ru
       if (!started) return { ready: false, reason: 'starting' };
       if (!deps.probe.reachable()) return { ready: false, reason: 'archive store unreachable' };
       return { ready: true };
+    },
+    metrics: async () => {
+      refreshApiGauges(apiMetrics, {
+        catalog: deps.catalog,
+        storeReachable: deps.probe.reachable,
+        healthy: deps.healthy,
+        limiterDegraded: deps.limiterDegraded,
+        breakerOpen: deps.breakerOpen,
+      });
+      return exposition(registry);
     },
   });
 

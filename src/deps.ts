@@ -34,13 +34,16 @@ import type {
   KeyStore,
   RateLimiter,
 } from './domain/ports';
+import { createHealthCheck } from './domain/health';
 import { createStatusDocumentSource, type StatusDocument } from './domain/status-document';
 import { ensureDemoCredentials, type DemoCredentials } from './embedded/demo-credentials';
 import { createDirectoryWatcher } from './ingest/directory-watcher';
 import { createIngestCycle, type IngestEvents } from './ingest/ingest-cycle';
 import { watchBucketNotifications, type BucketNotifications } from './ingest/bucket-notifications';
 import { createIngestWorker } from './ingest/ingest-worker';
+import { instrumentArchiveStore } from './instrument';
 import type { Logger } from './logger';
+import type { ApiMetrics, IngestMetrics } from './metrics';
 import { createDirectorySink, type FrameSink } from './sim/frame-sink';
 import { createRenderPool } from './sim/render-pool';
 import { createSimulator } from './sim/simulator';
@@ -60,12 +63,36 @@ export interface ApiDependencies {
   readonly limiter: RateLimiter;
   readonly probe: StoreProbe;
   readonly statusDocument: () => StatusDocument | undefined;
+  /** The `healthy` flag the status document reports now. */
+  readonly healthy: () => boolean;
   /** Started after the listeners, stopped in reverse order before clients close. */
   readonly services: readonly Service[];
   /** Clients and handles, closed last at shutdown. */
   readonly close: () => Promise<void>;
   /** Present in embedded mode when the demo key file is in use. */
   readonly demo: DemoCredentials | undefined;
+  /** True while the shared limiter is down and the insurance limiter decides (Redis mode). */
+  readonly limiterDegraded: () => boolean;
+  /** True while the object-store circuit breaker fails fast (S3 mode). */
+  readonly breakerOpen: () => boolean;
+}
+
+/** Metrics a process records; omitted in tools and tests that do not scrape. */
+export interface ProcessMetrics {
+  readonly api?: ApiMetrics;
+  readonly ingest?: IngestMetrics;
+}
+
+/** Ingest events feeding the ingest metrics. */
+export function ingestMetricEvents(metrics: IngestMetrics | undefined): IngestEvents {
+  if (!metrics) return {};
+  return {
+    onPublished: (_timestamp, lagMs) => {
+      metrics.published.inc();
+      metrics.lag.observe(lagMs / 1000);
+    },
+    onRejected: (_name, reason) => metrics.rejected.inc({ reason }),
+  };
 }
 
 /** Redis connections of one process: a command client and one shared subscriber. */
@@ -153,7 +180,7 @@ function inProcessIngest(
 }
 
 /** Wires an API process from the configuration. */
-export async function wireApi(config: Config, logger: Logger): Promise<ApiDependencies> {
+export async function wireApi(config: Config, logger: Logger, metrics: ProcessMetrics = {}): Promise<ApiDependencies> {
   const redis = config.redisUrl ? connectRedis(config.redisUrl, config, logger, 'api') : undefined;
   const s3 = connectS3(config);
   const services: Service[] = [];
@@ -166,7 +193,7 @@ export async function wireApi(config: Config, logger: Logger): Promise<ApiDepend
     throw new Error(`key file ${config.keysFile} does not exist (RADAR_KEYS_FILE); create it with npm run keys`);
   }
 
-  const store: ArchiveStore =
+  const s3Store =
     s3 && config.s3
       ? createS3ArchiveStore({
           client: s3,
@@ -175,7 +202,9 @@ export async function wireApi(config: Config, logger: Logger): Promise<ApiDepend
           timeoutMs: config.s3TimeoutMs,
           logger: logger.child({ component: 's3' }),
         })
-      : createFsArchiveStore(config.dataDir);
+      : undefined;
+  const rawStore: ArchiveStore = s3Store ?? createFsArchiveStore(config.dataDir);
+  const store = metrics.api ? instrumentArchiveStore(rawStore, metrics.api) : rawStore;
 
   let catalog: CatalogReader;
   if (redis) {
@@ -190,7 +219,15 @@ export async function wireApi(config: Config, logger: Logger): Promise<ApiDepend
   } else {
     const memoryCatalog = createMemoryCatalog();
     catalog = memoryCatalog;
-    services.push(inProcessIngest(config, archiveSource(config, s3), memoryCatalog, logger.child({ component: 'ingest' }), {}));
+    services.push(
+      inProcessIngest(
+        config,
+        archiveSource(config, s3),
+        memoryCatalog,
+        logger.child({ component: 'ingest' }),
+        ingestMetricEvents(metrics.ingest),
+      ),
+    );
   }
 
   const keys: KeyStore =
@@ -205,9 +242,10 @@ export async function wireApi(config: Config, logger: Logger): Promise<ApiDepend
         });
   closers.push(() => keys.close());
 
-  const limiter: RateLimiter = redis
+  const redisLimiter = redis
     ? createRedisRateLimiter({ client: redis.client, windowS: config.rateWindowS, logger: logger.child({ component: 'limiter' }) })
-    : createMemoryRateLimiter(config.rateWindowS);
+    : undefined;
+  const limiter: RateLimiter = redisLimiter ?? createMemoryRateLimiter(config.rateWindowS);
 
   const probe = createStoreProbe(store, logger);
   services.unshift({
@@ -220,6 +258,7 @@ export async function wireApi(config: Config, logger: Logger): Promise<ApiDepend
   });
   if (config.simulate) services.push(simulatorService(config, frameSink(config, s3), logger));
 
+  const healthy = createHealthCheck({ catalog, storeReachable: probe.reachable, staleAfterS: config.staleAfterS });
   closers.push(() => store.close());
   if (s3) closers.push(async () => s3.close());
   if (redis) closers.push(() => redis.close());
@@ -230,9 +269,12 @@ export async function wireApi(config: Config, logger: Logger): Promise<ApiDepend
     keys,
     limiter,
     probe,
-    statusDocument: createStatusDocumentSource({ catalog, storeReachable: probe.reachable, staleAfterS: config.staleAfterS }),
+    statusDocument: createStatusDocumentSource({ catalog, healthy }),
+    healthy,
     services,
     demo,
+    limiterDegraded: () => redisLimiter?.degraded() ?? false,
+    breakerOpen: () => s3Store?.breakerOpen() ?? false,
     close: async () => {
       for (const close of closers) await close();
     },
@@ -247,12 +289,7 @@ export interface IngestDependencies {
 }
 
 /** Wires the ingest worker (`npm run ingest`): needs Redis; reads S3 or the data directory. */
-export function wireIngest(
-  config: Config,
-  logger: Logger,
-  owner: string,
-  events: IngestEvents & { onLeadershipChange?: (leader: boolean) => void } = {},
-): IngestDependencies {
+export function wireIngest(config: Config, logger: Logger, owner: string, metrics?: IngestMetrics): IngestDependencies {
   if (!config.redisUrl) throw new Error('the ingest worker needs REDIS_URL (embedded mode ingests in-process)');
   const redis = connectRedis(config.redisUrl, config, logger, 'ingest');
   const s3 = connectS3(config);
@@ -267,7 +304,7 @@ export function wireIngest(
     catalog,
     logger,
     retentionS: config.retentionS,
-    ...events,
+    ...ingestMetricEvents(metrics),
   });
   const leaseTtlMs = 15_000;
   const worker = createIngestWorker({
@@ -276,7 +313,7 @@ export function wireIngest(
     logger,
     pollMs: config.ingestPollS * 1000,
     leaseRenewMs: leaseTtlMs / 3,
-    onLeadershipChange: events.onLeadershipChange,
+    onLeadershipChange: (leader) => metrics?.leader.set(leader ? 1 : 0),
   });
   const services: Service[] = [
     {

@@ -11,6 +11,7 @@ import { wireIngest, type IngestDependencies } from './deps';
 import { createAdminServer } from './http/admin';
 import { createShutdown } from './lifecycle';
 import type { Logger } from './logger';
+import { createIngestMetrics, createRegistry, exposition } from './metrics';
 
 export interface RunningIngest {
   readonly adminPort: number;
@@ -21,12 +22,20 @@ export interface RunningIngest {
 
 export async function startIngestServer(config: Config, logger: Logger): Promise<RunningIngest> {
   const owner = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  const deps = wireIngest(config, logger, owner);
+  const registry = createRegistry();
+  const metrics = createIngestMetrics(registry);
+  const deps = wireIngest(config, logger, owner, metrics);
   let shuttingDown = false;
   let started = false;
   const admin = createAdminServer({
     readiness: () =>
       shuttingDown ? { ready: false, reason: 'shutting down' } : started ? { ready: true } : { ready: false, reason: 'starting' },
+    metrics: async () => {
+      const age = deps.worker.lastSuccessAgeS();
+      metrics.lastSuccessAge.set(Number.isFinite(age) ? age : -1);
+      metrics.leader.set(deps.worker.isLeader() ? 1 : 0);
+      return exposition(registry);
+    },
   });
   const adminPort = await listen(admin, config.adminPort, config.host);
   for (const service of deps.services) await service.start();

@@ -13,6 +13,11 @@ export function createRegistry(labels: Record<string, string> = {}): Registry {
   const registry = new Registry();
   registry.setDefaultLabels(labels);
   collectDefaultMetrics({ register: registry });
+  // prom-client names these gauges `_total`, which Prometheus reserves for counters
+  // (`promtool check metrics` rejects them); the per-type `nodejs_active_*` gauges remain.
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+    registry.removeSingleMetric(name);
+  }
   return registry;
 }
 

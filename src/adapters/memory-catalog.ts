@@ -27,6 +27,7 @@ export function createMemoryCatalog(): MemoryCatalog {
   return {
     current: () => snapshot,
     inSync: () => true,
+    syncAgeS: () => 0,
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

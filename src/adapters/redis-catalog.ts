@@ -148,6 +148,7 @@ export function createRedisCatalog(options: RedisCatalogOptions): RedisCatalog {
     current: () => snapshot,
     inSync: () =>
       running && now() - lastResyncOkAt <= 2 * resyncMs && subscriber.status === 'ready',
+    syncAgeS: () => (now() - lastResyncOkAt) / 1000,
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

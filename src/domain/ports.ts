@@ -71,6 +71,8 @@ export interface CatalogReader {
   current(): CatalogSnapshot;
   /** Whether this replica's snapshot is known to match the shared index. */
   inSync(): boolean;
+  /** Seconds since the snapshot was last confirmed against the index (0 when it is the index). */
+  syncAgeS(): number;
   /** Called after each snapshot change; returns an unsubscribe function. */
   subscribe(listener: (snapshot: CatalogSnapshot) => void): () => void;
 }

@@ -3,7 +3,6 @@
  * catalog snapshot or the health flag changes, never per request.
  */
 import { createHash } from 'node:crypto';
-import { isHealthy } from './health';
 import type { CatalogReader, CatalogSnapshot } from './ports';
 
 /** A rendered status body with its strong ETag. */
@@ -42,13 +41,10 @@ export function createStatusRenderer(): (
   };
 }
 
-/** Inputs of the live status document: what is published and what `healthy` depends on. */
+/** Inputs of the live status document: what is published and the health flag. */
 export interface StatusSourceDeps {
   readonly catalog: CatalogReader;
-  /** Whether the archive store answered its last probe. */
-  readonly storeReachable: () => boolean;
-  readonly staleAfterS: number;
-  readonly now?: () => number;
+  readonly healthy: () => boolean;
 }
 
 /**
@@ -57,16 +53,5 @@ export interface StatusSourceDeps {
  */
 export function createStatusDocumentSource(deps: StatusSourceDeps): () => StatusDocument | undefined {
   const render = createStatusRenderer();
-  const now = deps.now ?? Date.now;
-  return () => {
-    const snapshot = deps.catalog.current();
-    const healthy = isHealthy({
-      latest: snapshot.timestamps[0],
-      nowMs: now(),
-      staleAfterS: deps.staleAfterS,
-      catalogInSync: deps.catalog.inSync(),
-      storeReachable: deps.storeReachable(),
-    });
-    return render(snapshot, healthy);
-  };
+  return () => render(deps.catalog.current(), deps.healthy());
 }

@@ -12,11 +12,13 @@ import type { ArchiveStore, CatalogReader, KeyStore, RateLimiter } from '../doma
 import type { StatusDocument } from '../domain/status-document';
 import { NotFoundError } from '../errors';
 import type { Logger } from '../logger';
+import type { ApiMetrics } from '../metrics';
 import { allowMethods } from './middleware/allow-methods';
 import { authenticate, type AuthFailureListener } from './middleware/authenticate';
 import { corsMiddleware } from './middleware/cors';
 import { errorHandler } from './middleware/error-handler';
-import { rateLimit } from './middleware/rate-limit';
+import { rateLimit, type RateDecisionListener } from './middleware/rate-limit';
+import { requestLog } from './middleware/request-log';
 import { securityHeaders } from './middleware/security-headers';
 import { archiveRoute } from './routes/archive';
 import { statusRoute } from './routes/status';
@@ -31,25 +33,31 @@ export interface AppDeps {
   readonly corsOrigins: readonly string[];
   readonly cacheControl: 'private' | 'public';
   readonly onAuthFailure?: AuthFailureListener;
+  readonly onRateDecision?: RateDecisionListener;
+  /** Request metrics; requests are logged either way. */
+  readonly metrics?: ApiMetrics;
+  /** Behind exactly one reverse proxy: client address from the last X-Forwarded-For hop. */
+  readonly trustProxy?: boolean;
   /** Extra routes mounted before the API (e.g. the viewer); optional. */
   readonly extraRoutes?: Router;
 }
 
 export function createApp(deps: AppDeps): Koa {
-  const app = new Koa();
+  const app = new Koa({ proxy: deps.trustProxy ?? false, maxIpsCount: 1 });
   // Errors are answered by errorHandler; Koa's default stderr printing would double-log.
   app.silent = true;
 
   const guarded = [
     allowMethods(),
     authenticate(deps.keys, deps.onAuthFailure),
-    rateLimit(deps.limiter),
+    rateLimit(deps.limiter, deps.onRateDecision),
   ];
   // Exact paths only: /STATUS.JSON or /status.json/ are unknown resources (404).
   const router = new Router({ sensitive: true, strict: true });
   router.all('/status.json', ...guarded, statusRoute(deps));
   router.all('/tiles/:timestamp.pmtiles', ...guarded, archiveRoute(deps));
 
+  app.use(requestLog(deps.logger, deps.metrics));
   app.use(errorHandler(deps.logger));
   app.use(securityHeaders());
   app.use(corsMiddleware(deps.corsOrigins));

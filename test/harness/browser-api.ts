@@ -13,6 +13,7 @@ import { createFsArchiveSource, createFsArchiveStore } from '../../src/adapters/
 import { writeKeyFile } from '../../src/adapters/key-file';
 import { createMemoryCatalog } from '../../src/adapters/memory-catalog';
 import { createMemoryRateLimiter } from '../../src/adapters/memory-rate-limiter';
+import { createHealthCheck } from '../../src/domain/health';
 import { createStatusDocumentSource } from '../../src/domain/status-document';
 import { formatTimestamp } from '../../src/domain/timestamps';
 import { createApp } from '../../src/http/app';
@@ -63,8 +64,7 @@ export async function startViewerApi(options: ViewerApiOptions = {}): Promise<Vi
   const probe = createStoreProbe(store, logger);
   const statusDocument = createStatusDocumentSource({
     catalog,
-    storeReachable: probe.reachable,
-    staleAfterS: 600,
+    healthy: createHealthCheck({ catalog, storeReachable: probe.reachable, staleAfterS: 600 }),
   });
   const cycle = createIngestCycle({
     source: createFsArchiveSource(dataDir),

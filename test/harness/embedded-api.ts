@@ -13,6 +13,7 @@ import { writeKeyFile } from '../../src/adapters/key-file';
 import { createMemoryCatalog } from '../../src/adapters/memory-catalog';
 import { createMemoryRateLimiter } from '../../src/adapters/memory-rate-limiter';
 import { hashApiKey, type KeyRegistryData } from '../../src/domain/key-registry';
+import { createHealthCheck } from '../../src/domain/health';
 import { createStatusDocumentSource } from '../../src/domain/status-document';
 import { createApp } from '../../src/http/app';
 import { createDirectoryWatcher } from '../../src/ingest/directory-watcher';
@@ -80,8 +81,7 @@ export async function startEmbeddedApi(
   const probe = createStoreProbe(store, logger);
   const statusDocument = createStatusDocumentSource({
     catalog,
-    storeReachable: probe.reachable,
-    staleAfterS: options.staleAfterS ?? 600,
+    healthy: createHealthCheck({ catalog, storeReachable: probe.reachable, staleAfterS: options.staleAfterS ?? 600 }),
   });
   const cycle = createIngestCycle({
     source: createFsArchiveSource(dataDir),

@@ -1,0 +1,60 @@
+/**
+ * One structured log line and one set of metrics per request, recorded when the response is
+ * finished or aborted: route template (never the raw path), method, status, bytes, duration,
+ * key id, app id and request id. The request id comes from `X-Request-Id` (set by nginx) when
+ * it is well-formed, else is generated, and is echoed on the response.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Context, Middleware } from 'koa';
+import type { Logger } from '../../logger';
+import type { ApiMetrics } from '../../metrics';
+import type { Caller } from './authenticate';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Label for requests no route matched; one shared value keeps cardinality bounded. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+function routeOf(ctx: Context): string {
+  const matched = (ctx as Context & { _matchedRoute?: string | RegExp })._matchedRoute;
+  return typeof matched === 'string' ? matched : UNMATCHED_ROUTE;
+}
+
+export function requestLog(logger: Logger, metrics?: ApiMetrics): Middleware {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    const incoming = ctx.get('X-Request-Id');
+    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    metrics?.httpInFlight.inc();
+    ctx.res.once('close', () => {
+      metrics?.httpInFlight.dec();
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = routeOf(ctx);
+      const status = ctx.res.writableFinished ? ctx.status : 499; // 499: client went away
+      const bytes = ctx.method === 'HEAD' || status === 304 || status === 204 ? 0 : Number(ctx.response.length ?? 0);
+      const sent = ctx.res.writableFinished ? bytes : Math.max(0, ctx.res.socket?.bytesWritten ?? 0);
+      const labels = { route, method: ctx.method, status: String(status) };
+      metrics?.httpRequests.inc(labels);
+      metrics?.httpDuration.observe(labels, seconds);
+      metrics?.httpResponseBytes.inc(labels, ctx.res.writableFinished ? bytes : 0);
+      const caller = ctx.state.caller as Caller | undefined;
+      logger.info(
+        {
+          requestId,
+          method: ctx.method,
+          route,
+          status,
+          bytes: sent,
+          durationMs: Math.round(seconds * 1e4) / 10,
+          keyId: caller?.keyId,
+          appId: caller?.appId,
+          ip: ctx.ip,
+        },
+        'request',
+      );
+    });
+    await next();
+  };
+}
