@@ -62,6 +62,14 @@ it('publishes an upload to every replica within 1 s of the worker publishing it'
   }
 });
 
+it('the ingest worker reports leadership, publications and lag on its admin /metrics', async () => {
+  const text = (await request(`http://127.0.0.1:${stack.ingest.adminPort}`, '/metrics')).body.toString();
+  expect(text).toMatch(/^radar_ingest_leader 1$/m);
+  expect(Number(/^radar_ingest_published_total (\d+)$/m.exec(text)![1])).toBeGreaterThanOrEqual(2);
+  expect(text).toMatch(/^radar_ingest_lag_seconds_count \d+$/m);
+  expect((await request(`http://127.0.0.1:${stack.ingest.adminPort}`, '/healthz')).status).toBe(200);
+});
+
 it('serves byte-identical ranges from the bucket on both replicas', async () => {
   const timestamp = ts(1);
   const bytes = archives.get(timestamp)!;
