@@ -75,6 +75,7 @@ export async function startApiServer(config: Config, logger: Logger): Promise<Ru
         healthy: deps.healthy,
         limiterDegraded: deps.limiterDegraded,
         breakerOpen: deps.breakerOpen,
+        cacheBytes: deps.cacheBytes,
       });
       return exposition(registry);
     },

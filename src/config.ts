@@ -45,6 +45,7 @@ const schema = z.object({
   RADAR_RESYNC_S: positiveInt.default(5),
   RADAR_INGEST_POLL_S: positiveInt.default(5),
   RADAR_TRUST_PROXY: boolFlag.default(false),
+  RADAR_CACHE_MB: z.coerce.number().int().min(0).max(65536).default(64),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -90,6 +91,8 @@ export interface Config {
   readonly resyncS: number;
   /** Period of the ingest worker's bucket listing (the reconciliation pass). */
   readonly ingestPollS: number;
+  /** Hot archive block cache size per replica, MiB (0 disables it). */
+  readonly cacheMb: number;
   /** Behind exactly one reverse proxy (nginx): take the client address from X-Forwarded-For. */
   readonly trustProxy: boolean;
   readonly logLevel: string;
@@ -175,6 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     resyncS: e.RADAR_RESYNC_S,
     ingestPollS: e.RADAR_INGEST_POLL_S,
     trustProxy: e.RADAR_TRUST_PROXY,
+    cacheMb: e.RADAR_CACHE_MB,
     logLevel: e.LOG_LEVEL,
   });
 }

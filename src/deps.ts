@@ -5,6 +5,7 @@
  * receives its dependencies as arguments.
  */
 import fs from 'node:fs/promises';
+import { createCachingArchiveStore } from './adapters/block-cache';
 import { createFileKeyStore } from './adapters/file-key-store';
 import { createFsArchiveSource, createFsArchiveStore } from './adapters/fs-archive-store';
 import { createMemoryCatalog } from './adapters/memory-catalog';
@@ -25,6 +26,7 @@ import { createS3ArchiveSource } from './adapters/s3-archive-source';
 import { createS3ArchiveStore } from './adapters/s3-archive-store';
 import { createS3Client, type S3Client } from './adapters/s3-client';
 import { createS3FrameSink } from './adapters/s3-frame-sink';
+import { createArchiveWarmer } from './archive-warmer';
 import type { Config } from './config';
 import type {
   ArchiveSource,
@@ -71,6 +73,8 @@ export interface ApiDependencies {
   readonly close: () => Promise<void>;
   /** Present in embedded mode when the demo key file is in use. */
   readonly demo: DemoCredentials | undefined;
+  /** Bytes held by the hot archive cache. */
+  readonly cacheBytes: () => number;
   /** True while the shared limiter is down and the insurance limiter decides (Redis mode). */
   readonly limiterDegraded: () => boolean;
   /** True while the object-store circuit breaker fails fast (S3 mode). */
@@ -204,7 +208,13 @@ export async function wireApi(config: Config, logger: Logger, metrics: ProcessMe
         })
       : undefined;
   const rawStore: ArchiveStore = s3Store ?? createFsArchiveStore(config.dataDir);
-  const store = metrics.api ? instrumentArchiveStore(rawStore, metrics.api) : rawStore;
+  const measured = metrics.api ? instrumentArchiveStore(rawStore, metrics.api) : rawStore;
+  const api = metrics.api;
+  const store = createCachingArchiveStore(measured, config.cacheMb * 1024 * 1024, {
+    onHit: () => api?.cacheHits.inc(),
+    onMiss: () => api?.cacheMisses.inc(),
+    onEvict: () => api?.cacheEvictions.inc(),
+  });
 
   let catalog: CatalogReader;
   if (redis) {
@@ -248,6 +258,10 @@ export async function wireApi(config: Config, logger: Logger, metrics: ProcessMe
   const limiter: RateLimiter = redisLimiter ?? createMemoryRateLimiter(config.rateWindowS);
 
   const probe = createStoreProbe(store, logger);
+  if (config.cacheMb > 0) {
+    const warmer = createArchiveWarmer({ catalog, cache: store, logger });
+    services.push({ name: 'cache-warmer', start: async () => warmer.start(), stop: async () => warmer.stop() });
+  }
   services.unshift({
     name: 'store-probe',
     start: async () => {
@@ -273,6 +287,7 @@ export async function wireApi(config: Config, logger: Logger, metrics: ProcessMe
     healthy,
     services,
     demo,
+    cacheBytes: () => store.size(),
     limiterDegraded: () => redisLimiter?.degraded() ?? false,
     breakerOpen: () => s3Store?.breakerOpen() ?? false,
     close: async () => {

@@ -35,6 +35,7 @@ export interface ScrapeState {
   readonly healthy: () => boolean;
   readonly limiterDegraded?: () => boolean;
   readonly breakerOpen?: () => boolean;
+  readonly cacheBytes?: () => number;
   readonly now?: () => number;
 }
 
@@ -54,4 +55,5 @@ export function refreshApiGauges(metrics: ApiMetrics, state: ScrapeState): void 
   metrics.healthy.set(state.healthy() ? 1 : 0);
   metrics.rateLimiterDegraded.set(state.limiterDegraded?.() ? 1 : 0);
   metrics.storeBreakerOpen.set(state.breakerOpen?.() ? 1 : 0);
+  metrics.cacheBytes.set(state.cacheBytes?.() ?? 0);
 }

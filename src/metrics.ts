@@ -108,6 +108,26 @@ export function createApiMetrics(registry: Registry) {
       help: 'Seconds since this replica last confirmed its snapshot against the index (0 in embedded mode).',
       registers: [registry],
     }),
+    cacheHits: new Counter({
+      name: 'radar_archive_cache_hits_total',
+      help: 'Archive block reads answered from the hot cache.',
+      registers: [registry],
+    }),
+    cacheMisses: new Counter({
+      name: 'radar_archive_cache_misses_total',
+      help: 'Archive block reads that went to the store (including joins of an in-flight load).',
+      registers: [registry],
+    }),
+    cacheEvictions: new Counter({
+      name: 'radar_archive_cache_evictions_total',
+      help: 'Blocks evicted from the hot cache to stay within RADAR_CACHE_MB.',
+      registers: [registry],
+    }),
+    cacheBytes: new Gauge({
+      name: 'radar_archive_cache_bytes',
+      help: 'Bytes held by the hot archive cache.',
+      registers: [registry],
+    }),
     healthy: new Gauge({
       name: 'radar_status_healthy',
       help: 'The healthy flag /status.json reports now (1 or 0).',

@@ -9,7 +9,7 @@
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { ArchiveStore, ByteWindow } from '../domain/ports';
+import type { ArchiveMeta, ArchiveStore, ByteWindow } from '../domain/ports';
 import { NotFoundError, ServiceUnavailableError } from '../errors';
 import type { Logger } from '../logger';
 import { createCircuitBreaker, type BreakerPermit } from './s3-circuit-breaker';
@@ -20,6 +20,8 @@ import { createWindowStream, UpstreamTruncatedError } from './s3-window-stream';
 
 /** `ArchiveStore` plus the breaker state, for metrics and health. */
 export interface S3ArchiveStore extends ArchiveStore {
+  /** Always a stream: the bytes come from the network. */
+  openRange(meta: ArchiveMeta, window: ByteWindow, signal: AbortSignal): Promise<Readable>;
   /** True while the circuit breaker refuses requests (or its trial request is pending). */
   breakerOpen(): boolean;
 }

@@ -23,14 +23,18 @@ export interface ByteWindow {
   readonly length: number;
 }
 
+/** Bytes of a window: a Buffer when already in memory (cache), else a stream. */
+export type ArchiveBody = Readable | Buffer;
+
 /** Read side of archive storage, used by the HTTP layer. */
 export interface ArchiveStore {
   /**
-   * Opens a stream of exactly `window.length` bytes at `window.offset`. Rejects with
+   * Opens exactly `window.length` bytes at `window.offset` (a stream, or a Buffer when the
+   * bytes are already in memory). Rejects with
    * `NotFoundError` when the object is gone and `ServiceUnavailableError` when the store fails.
    * Destroying the stream (or aborting `signal`) releases the underlying request or file.
    */
-  openRange(meta: ArchiveMeta, window: ByteWindow, signal: AbortSignal): Promise<Readable>;
+  openRange(meta: ArchiveMeta, window: ByteWindow, signal: AbortSignal): Promise<ArchiveBody>;
   /** Resolves when the store answers; rejects otherwise. Drives `healthy` and `/readyz`. */
   probe(): Promise<void>;
   /** Releases clients and handles. */
