@@ -10,6 +10,7 @@ import { createAdminServer } from './http/admin';
 import { createApp } from './http/app';
 import { createShutdown } from './lifecycle';
 import { refreshApiGauges } from './instrument';
+import { createViewerRoutes } from './viewer/viewer-routes';
 import type { Logger } from './logger';
 import { createApiMetrics, createIngestMetrics, createRegistry, exposition } from './metrics';
 
@@ -52,6 +53,7 @@ export async function startApiServer(config: Config, logger: Logger): Promise<Ru
     cacheControl: config.cacheControl,
     trustProxy: config.trustProxy,
     metrics: apiMetrics,
+    extraRoutes: createViewerRoutes({ demo: deps.demo }),
     onAuthFailure: (reason) => apiMetrics.authFailures.inc({ reason }),
     onRateDecision: (allowed, limit) =>
       apiMetrics.rateLimitDecisions.inc({ decision: allowed ? 'allowed' : 'limited', tier: String(limit) }),

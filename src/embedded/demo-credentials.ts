@@ -67,6 +67,7 @@ export function demoBanner(
     title,
     `  API key: ${credentials.apiKey}`,
     `  App id:  ${credentials.appId}`,
+    `  Viewer:  ${baseUrl}/viewer/`,
     '  Try:',
     `  curl -s ${headers} ${baseUrl}/status.json`,
     `  curl -s -o /dev/null -D - -r 0-16383 ${headers} ${baseUrl}/tiles/$(curl -s ${headers} ${baseUrl}/status.json | sed -E 's/.*"latest":"([0-9]{12})".*/\\1/').pmtiles`,
