@@ -5,7 +5,7 @@
  * answers never open the store.
  */
 import type { Middleware } from 'koa';
-import type { ArchiveStore, CatalogReader } from '../../domain/ports';
+import type { ArchiveMeta, ArchiveStore, CatalogReader } from '../../domain/ports';
 import { parseTimestamp } from '../../domain/timestamps';
 import {
   BadRequestError,
@@ -25,8 +25,30 @@ export interface ArchiveRouteDeps {
   readonly cacheControl: 'private' | 'public';
 }
 
+/** Headers every response about one archive carries; built once per archive, not per request. */
+type ArchiveHeaders = Record<string, string> & {
+  readonly 'Accept-Ranges': string;
+  readonly ETag: string;
+  readonly 'Last-Modified': string;
+  readonly 'Cache-Control': string;
+};
+
 export function archiveRoute(deps: ArchiveRouteDeps): Middleware {
   const cacheControl = `${deps.cacheControl}, max-age=31536000, immutable`;
+  const headerCache = new WeakMap<ArchiveMeta, ArchiveHeaders>();
+  const headersOf = (meta: ArchiveMeta): ArchiveHeaders => {
+    let headers = headerCache.get(meta);
+    if (!headers) {
+      headers = {
+        'Accept-Ranges': 'bytes',
+        ETag: meta.etag,
+        'Last-Modified': meta.lastModified.toUTCString(),
+        'Cache-Control': cacheControl,
+      };
+      headerCache.set(meta, headers);
+    }
+    return headers;
+  };
   return async (ctx) => {
     const timestamp = String(ctx.params.timestamp ?? '');
     if (parseTimestamp(timestamp) === undefined) throw new BadRequestError();
@@ -37,12 +59,7 @@ export function archiveRoute(deps: ArchiveRouteDeps): Middleware {
     const precondition = evaluatePreconditions(ctx.req.headers, validators);
     if (precondition === 'precondition-failed') throw new PreconditionFailedError();
 
-    const common = {
-      'Accept-Ranges': 'bytes',
-      ETag: meta.etag,
-      'Last-Modified': meta.lastModified.toUTCString(),
-      'Cache-Control': cacheControl,
-    };
+    const common = headersOf(meta);
     if (precondition === 'not-modified') {
       ctx.set(common);
       ctx.status = 304;
@@ -57,11 +74,15 @@ export function archiveRoute(deps: ArchiveRouteDeps): Middleware {
 
     if (ctx.method === 'GET') {
       const abort = new AbortController();
-      ctx.res.once('close', () => abort.abort());
+      const res = ctx.res;
+      // Only a client that leaves early aborts: aborting finished responses costs a DOMException each.
+      res.once('close', () => {
+        if (!res.writableFinished) abort.abort();
+      });
       ctx.body = await deps.store.openRange(meta, window, abort.signal);
     }
     ctx.set(common);
-    ctx.type = PMTILES_CONTENT_TYPE;
+    ctx.set('Content-Type', PMTILES_CONTENT_TYPE);
     ctx.length = window.length;
     if (selection.kind === 'partial') {
       ctx.status = 206;
