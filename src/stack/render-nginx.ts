@@ -31,7 +31,8 @@ const MARKER = /^(\s*)(.*?)\s*# @local:([a-z-]+)\s*$/;
 type LineRenderer = (indent: string, directive: string, options: NginxRenderOptions) => string[];
 
 function replaceAddress(directive: string, from: RegExp, to: string): string {
-  if (!from.test(directive)) throw new Error(`nginx template: cannot find the address in "${directive}"`);
+  if (!from.test(directive))
+    throw new Error(`nginx template: cannot find the address in "${directive}"`);
   return directive.replace(from, to);
 }
 
@@ -47,7 +48,9 @@ const RENDERERS: Readonly<Record<string, LineRenderer>> = {
   ],
   upstream: (indent, directive, o) => {
     if (o.upstreams.length === 0) throw new Error('nginx: at least one upstream is needed');
-    return o.upstreams.map((address) => `${indent}${replaceAddress(directive, /^server\s+\S+/, `server ${address}`)}`);
+    return o.upstreams.map(
+      (address) => `${indent}${replaceAddress(directive, /^server\s+\S+/, `server ${address}`)}`,
+    );
   },
   'upstream-keepalive-timeout': (indent, directive, o) => [
     o.upstreamKeepaliveTimeoutS === undefined
@@ -87,7 +90,8 @@ export function renderNginxConfig(template: string, options: NginxRenderOptions)
   }
   for (const name of NGINX_MARKERS) {
     const count = seen.get(name) ?? 0;
-    if (count !== 1) throw new Error(`nginx template: marker @local:${name} found ${count} times, expected once`);
+    if (count !== 1)
+      throw new Error(`nginx template: marker @local:${name} found ${count} times, expected once`);
   }
   return out.join('\n');
 }
