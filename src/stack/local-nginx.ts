@@ -1,10 +1,11 @@
 /**
  * A local `nginx` (Debian's binary) running the shipped `nginx/nginx.conf`, rendered for
  * loopback ports and a prefix directory, in front of local API replicas: the edge of
- * `npm run stack` and of the e2e tests. Started in the foreground (`daemon off`) so it stops
- * with its parent; upstreams change with `reload` (validated with `nginx -t`, then SIGHUP).
+ * `npm run stack` and of the e2e tests. Run in the foreground (`daemon off`) as a child of the
+ * caller, who ends it with `stop()`; upstreams change with `reload` (validated with `nginx -t`,
+ * then SIGHUP).
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import http from 'node:http';
@@ -38,7 +39,7 @@ export interface LocalNginx {
   readonly configFile: string;
   readonly accessLogFile: string;
   readonly process: ChildProcess;
-  /** nginx's stderr so far (its error log). */
+  /** nginx's recent stderr (its error log, last 64 KiB). */
   errors(): string;
   /** Renders the config for new upstreams, checks it with `nginx -t`, reloads (SIGHUP). */
   reload(upstreams: readonly string[]): Promise<void>;
@@ -49,38 +50,70 @@ export interface LocalNginx {
 const INSTALL_HINT = 'install it (Debian: apt-get install nginx-light)';
 
 function defaultBinary(): string {
-  return ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx'].find((p) => existsSync(p)) ?? 'nginx';
+  return (
+    ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx'].find((p) =>
+      existsSync(p),
+    ) ?? 'nginx'
+  );
 }
 
 /** Runs `nginx -t` on a config; rejects with nginx's own message when it is invalid or missing. */
-export function checkNginxConfig(configFile: string, options: { binary?: string; prefixDir?: string } = {}): Promise<void> {
+export function checkNginxConfig(
+  configFile: string,
+  options: { binary?: string; prefixDir?: string } = {},
+): Promise<void> {
   const binary = options.binary ?? defaultBinary();
   const prefix = options.prefixDir ?? path.dirname(configFile);
   return new Promise((resolve, reject) => {
-    execFile(binary, ['-t', '-q', '-p', `${prefix}/`, '-e', 'stderr', '-c', configFile], (err, _stdout, stderr) => {
-      if (!err) return resolve();
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return reject(new Error(`nginx binary "${binary}" not found; ${INSTALL_HINT}`));
-      reject(new Error(`nginx -t failed for ${configFile}:\n${stderr.trim()}`));
+    // stdout to /dev/null, not a pipe: Node's pipes are sockets, and `access_log /dev/stdout`
+    // cannot open a socket through /dev/stdout.
+    const child = spawn(
+      binary,
+      ['-t', '-q', '-p', `${prefix}/`, '-e', 'stderr', '-c', configFile],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        err.code === 'ENOENT'
+          ? new Error(`nginx binary "${binary}" not found; ${INSTALL_HINT}`)
+          : err,
+      ),
+    );
+    child.once('close', (code) => {
+      if (code === 0) resolve();
+      else reject(new Error(`nginx -t failed for ${configFile}:\n${stderr.trim()}`));
     });
   });
 }
 
 /** Resolves when `GET /stub_status` on the status port answers 200, or rejects at the deadline. */
-async function waitForStatus(statusPort: number, exited: () => string | undefined, timeoutMs = 10_000): Promise<void> {
+async function waitForStatus(
+  statusPort: number,
+  exited: () => string | undefined,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const ok = await new Promise<boolean>((resolve) => {
-      const req = http.get({ host: '127.0.0.1', port: statusPort, path: '/stub_status', agent: false, timeout: 500 }, (res) => {
-        res.resume();
-        resolve(res.statusCode === 200);
-      });
+      const req = http.get(
+        { host: '127.0.0.1', port: statusPort, path: '/stub_status', agent: false, timeout: 500 },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode === 200);
+        },
+      );
       req.on('timeout', () => req.destroy());
       req.on('error', () => resolve(false));
     });
     if (ok) return;
     const exit = exited();
     if (exit !== undefined) throw new Error(exit);
-    if (Date.now() > deadline) throw new Error(`nginx did not answer on 127.0.0.1:${statusPort} within ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`nginx did not answer on 127.0.0.1:${statusPort} within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
@@ -125,18 +158,25 @@ export async function startLocalNginx(options: LocalNginxOptions): Promise<Local
   await fs.writeFile(configFile, render(options.upstreams));
   await checkNginxConfig(configFile, { binary, prefixDir });
 
-  const child = spawn(binary, ['-p', `${prefixDir}/`, '-e', 'stderr', '-c', configFile, '-g', 'daemon off;'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    binary,
+    ['-p', `${prefixDir}/`, '-e', 'stderr', '-c', configFile, '-g', 'daemon off;'],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   readline.createInterface({ input: child.stderr! }).on('line', (line) => {
-    stderr += `${line}\n`;
+    stderr = `${stderr}${line}\n`.slice(-65_536);
     options.onLog?.(line);
   });
   let exitReason: string | undefined;
   const exited = new Promise<void>((resolve) => {
     child.once('error', (err: NodeJS.ErrnoException) => {
-      exitReason = err.code === 'ENOENT' ? `nginx binary "${binary}" not found; ${INSTALL_HINT}` : `cannot start nginx: ${err.message}`;
+      exitReason =
+        err.code === 'ENOENT'
+          ? `nginx binary "${binary}" not found; ${INSTALL_HINT}`
+          : `cannot start nginx: ${err.message}`;
       resolve();
     });
     child.once('exit', (code, signal) => {
