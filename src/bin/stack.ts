@@ -1,9 +1,10 @@
 /**
  * `npm run stack`: the production shape on one machine, without Docker. Starts a local
  * `redis-server`, an in-process S3 endpoint (s3rver) with the bucket, the ingest worker, the
- * simulator uploading to the bucket, and N API replicas on loopback; creates demo credentials
- * in Redis (the same ones on every start, kept in `.stack/`); prints every address; stops
- * everything on Ctrl-C.
+ * simulator uploading to the bucket, N API replicas on loopback and nginx in front of them
+ * (the shipped `nginx/nginx.conf`, rendered for local ports); creates demo credentials in
+ * Redis (the same ones on every start, kept in `.stack/`); prints every address, the edge
+ * first; stops everything on Ctrl-C.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -16,12 +17,15 @@ import { createRedisKeyAdminStore } from '../keys/redis-key-admin';
 import { createLogger } from '../logger';
 import { startChild, type StackChild } from '../stack/child-process';
 import { freePort } from '../stack/free-port';
+import { startLocalNginx, type LocalNginx } from '../stack/local-nginx';
 import { startLocalRedis } from '../stack/local-redis';
 import { startLocalS3 } from '../stack/local-s3';
 
-const USAGE = `usage: npm run stack -- [--replicas N] [--port P] [--backfill N] [--max-zoom Z] [--log-level LEVEL]
+const USAGE = `usage: npm run stack -- [--replicas N] [--port P] [--edge-port E] [--no-edge] [--backfill N] [--max-zoom Z] [--log-level LEVEL]
   --replicas N   API replicas (default 2)
   --port P       first replica's port (default 8081; replica i listens on P+i-1)
+  --edge-port E  nginx in front of the replicas (default 8080)
+  --no-edge      no nginx: use the replicas directly
   --backfill N   simulator frames at start (default 30)
   --max-zoom Z   simulator deepest zoom (default 7)
   --log-level L  children's LOG_LEVEL (default warn)`;
@@ -42,6 +46,8 @@ async function main(): Promise<void> {
     options: {
       replicas: { type: 'string', default: '2' },
       port: { type: 'string', default: '8081' },
+      'edge-port': { type: 'string', default: '8080' },
+      'no-edge': { type: 'boolean', default: false },
       backfill: { type: 'string', default: '30' },
       'max-zoom': { type: 'string', default: '7' },
       'log-level': { type: 'string', default: 'warn' },
@@ -54,7 +60,11 @@ async function main(): Promise<void> {
   }
   const replicas = Number(values.replicas);
   const firstPort = Number(values.port);
-  if (!Number.isInteger(replicas) || replicas < 1 || !Number.isInteger(firstPort)) throw new Error(USAGE);
+  const edgePort = Number(values['edge-port']);
+  const withEdge = !values['no-edge'];
+  if (!Number.isInteger(replicas) || replicas < 1 || !Number.isInteger(firstPort) || !Number.isInteger(edgePort)) {
+    throw new Error(USAGE);
+  }
 
   const stateDir = path.resolve('.stack');
   const s3Dir = path.join(stateDir, 's3');
@@ -62,9 +72,12 @@ async function main(): Promise<void> {
   const bin = path.resolve(__dirname);
   const children: StackChild[] = [];
   const stoppers: Array<() => Promise<void>> = [];
+  let edge: LocalNginx | undefined;
 
   const stopAll = async () => {
     process.stdout.write('\nstopping the stack...\n');
+    // The edge first, so no request reaches a replica that is draining.
+    await edge?.stop();
     await Promise.all([...children].reverse().map((c) => c.stop()));
     for (const stop of stoppers.reverse()) await stop().catch(() => {});
   };
@@ -92,6 +105,8 @@ async function main(): Promise<void> {
       LOG_LEVEL: values['log-level'],
       HOST: '127.0.0.1',
     };
+    // Behind nginx the replicas take the client address from X-Forwarded-For (one hop).
+    const replicaEnv = withEdge ? { ...common, RADAR_TRUST_PROXY: '1' } : common;
     const ingestAdmin = await freePort();
     children.push(startChild('ingest', path.join(bin, 'ingest.js'), { ...common, ADMIN_PORT: String(ingestAdmin) }));
     children.push(
@@ -102,6 +117,7 @@ async function main(): Promise<void> {
     const lines = [
       '',
       'Local stack (production shape, loopback only)',
+      '',
       `  Redis:        ${redis.url}`,
       `  S3 (s3rver):  ${s3.endpoint}  bucket ${s3.bucket}, data in ${s3Dir}`,
       `  ingest:       admin http://127.0.0.1:${ingestAdmin}/readyz`,
@@ -110,12 +126,32 @@ async function main(): Promise<void> {
       const port = firstPort + i - 1;
       const adminPort = await freePort();
       children.push(
-        startChild(`api-${i}`, path.join(bin, 'api.js'), { ...common, PORT: String(port), ADMIN_PORT: String(adminPort) }),
+        startChild(`api-${i}`, path.join(bin, 'api.js'), { ...replicaEnv, PORT: String(port), ADMIN_PORT: String(adminPort) }),
       );
       lines.push(`  api-${i}:        http://127.0.0.1:${port}  (admin http://127.0.0.1:${adminPort}/readyz)`);
     }
+    let mainUrl = `http://127.0.0.1:${firstPort}`;
+    if (withEdge) {
+      const upstreams = Array.from({ length: replicas }, (_, i) => `127.0.0.1:${firstPort + i}`);
+      edge = await startLocalNginx({
+        upstreams,
+        port: edgePort,
+        prefixDir: path.join(stateDir, 'nginx'),
+        onLog: (line) => process.stdout.write(`[nginx] ${line}\n`),
+      }).catch((err: Error) => {
+        throw new Error(`${err.message}\n(npm run stack -- --no-edge runs the replicas without nginx)`);
+      });
+      mainUrl = edge.url;
+      lines.splice(
+        2,
+        0,
+        `  API (nginx):  ${edge.url}  -> ${upstreams.join(', ')}`,
+        `                config ${edge.configFile}, access log ${edge.accessLogFile}`,
+        `                nginx status http://127.0.0.1:${edge.statusPort}/stub_status`,
+      );
+    }
     process.stdout.write(`${lines.join('\n')}\n`);
-    process.stdout.write(`${demoBanner(`http://127.0.0.1:${firstPort}`, demo, 'Demo credentials (stored in Redis, the same on every start):')}\nCtrl-C stops everything.\n`);
+    process.stdout.write(`${demoBanner(mainUrl, demo, 'Demo credentials (stored in Redis, the same on every start):')}\nCtrl-C stops everything.\n`);
   } catch (err) {
     await stopAll();
     throw err;
@@ -134,6 +170,9 @@ async function main(): Promise<void> {
       if (!stopping) process.stdout.write(`[${child.name}] exited (${code ?? signal}); the rest keeps running\n`);
     });
   }
+  edge?.process.once('exit', (code, signal) => {
+    if (!stopping) process.stdout.write(`[nginx] exited (${code ?? signal}); the replicas keep running on their own ports\n`);
+  });
 }
 
 main().catch((err: unknown) => {
