@@ -1,0 +1,197 @@
+/**
+ * docker-compose.yml, checked statically (no Docker engine on these machines): it parses, has
+ * the services of the operations contract, references only pinned public images or the
+ * project's own image, only the ports the project defines, only configuration variables of
+ * src/config.ts for the project's containers, and files that exist.
+ */
+import fs from 'node:fs';
+import { CONFIG_VARIABLES } from '../../src/config';
+import { readText, readYaml, repoPath } from './deploy-files';
+
+interface Service {
+  image?: string;
+  build?: { context: string; dockerfile: string };
+  command?: string[] | string;
+  entrypoint?: string[] | string;
+  environment?: Record<string, string | number | null>;
+  ports?: string[];
+  expose?: string[];
+  volumes?: string[];
+  depends_on?: Record<string, { condition: string }> | string[];
+  deploy?: { replicas?: number };
+  profiles?: string[];
+  healthcheck?: { test?: string[]; disable?: boolean };
+  stop_grace_period?: string;
+}
+interface Compose {
+  services: Record<string, Service>;
+  volumes?: Record<string, unknown>;
+}
+
+const compose = readYaml<Compose>('docker-compose.yml');
+const services = Object.entries(compose.services);
+const PROJECT_IMAGE = /^radar-tiles:[\w.-]+$/;
+/** Public images, by repository; each must carry an explicit, non-latest tag. */
+const PUBLIC_IMAGES = [
+  'nginx',
+  'redis',
+  'quay.io/minio/minio',
+  'quay.io/minio/mc',
+  'prom/prometheus',
+  'grafana/grafana',
+];
+/** Ports the project defines: API, admin, Redis, MinIO API and console, Prometheus, Grafana. */
+const PORTS = new Set([8080, 9464, 6379, 9000, 9001, 9090, 3000]);
+const project = services.filter(([, s]) => PROJECT_IMAGE.test(s.image ?? ''));
+
+function containerPort(mapping: string): number {
+  // "8080", "8080:8080", "127.0.0.1:9001:9001", optionally "/tcp".
+  const parts = mapping.replace(/\/(tcp|udp)$/, '').split(':');
+  return Number(parts[parts.length - 1]);
+}
+function hostPort(mapping: string): number | undefined {
+  const parts = mapping.replace(/\/(tcp|udp)$/, '').split(':');
+  return parts.length >= 2 ? Number(parts[parts.length - 2]) : undefined;
+}
+function words(value: string[] | string | undefined): string[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : value.split(/\s+/);
+}
+
+it('has the services of the operations contract', () => {
+  expect(Object.keys(compose.services).sort()).toEqual(
+    [
+      'api',
+      'createbuckets',
+      'grafana',
+      'ingest',
+      'minio',
+      'nginx',
+      'prometheus',
+      'redis',
+      'simulator',
+    ].sort(),
+  );
+});
+
+it('runs 3 API replicas, 1-2 ingest workers and the simulator only in the demo profile', () => {
+  expect(compose.services.api!.deploy?.replicas).toBe(3);
+  expect(compose.services.ingest!.deploy?.replicas ?? 1).toBeGreaterThanOrEqual(1);
+  expect(compose.services.ingest!.deploy?.replicas ?? 1).toBeLessThanOrEqual(2);
+  expect(compose.services.simulator!.profiles).toEqual(['demo']);
+  for (const [name, s] of services) if (name !== 'simulator') expect(s.profiles).toBeUndefined();
+});
+
+it.each(services)('%s uses a pinned public image or the project image', (_name, service) => {
+  const image = service.image!;
+  expect(image).toBeTruthy();
+  if (PROJECT_IMAGE.test(image)) {
+    expect(service.build).toEqual({ context: '.', dockerfile: 'deploy/Dockerfile' });
+    return;
+  }
+  const [, repository, tag] = /^(.+?):([^:/]+)$/.exec(image) ?? [];
+  expect(PUBLIC_IMAGES).toContain(repository);
+  expect(tag).toBeTruthy();
+  expect(tag).not.toBe('latest');
+});
+
+it('publishes and exposes only the ports the project defines', () => {
+  for (const [name, s] of services) {
+    for (const mapping of s.ports ?? []) {
+      expect([name, containerPort(mapping)]).toEqual([name, expect.any(Number)]);
+      expect(PORTS).toContain(containerPort(mapping));
+      expect(PORTS).toContain(hostPort(mapping));
+    }
+    for (const port of s.expose ?? []) expect(PORTS).toContain(Number(port));
+  }
+  // The admin port (metrics, health) is never published on the host.
+  for (const [, s] of services)
+    for (const mapping of s.ports ?? []) expect(containerPort(mapping)).not.toBe(9464);
+  expect(compose.services.nginx!.ports).toEqual(['8080:8080']);
+});
+
+it.each(project)('%s sets only configuration variables of src/config.ts', (_name, service) => {
+  for (const variable of Object.keys(service.environment ?? {}))
+    expect(CONFIG_VARIABLES).toContain(variable);
+});
+
+it('points the project containers at the compose Redis and MinIO', () => {
+  for (const name of ['api', 'ingest']) {
+    const env = compose.services[name]!.environment!;
+    expect(env.REDIS_URL).toBe('redis://redis:6379');
+    expect(env.S3_ENDPOINT).toBe('http://minio:9000');
+    expect(env.S3_ACCESS_KEY).toBeTruthy();
+    expect(env.S3_SECRET_KEY).toBeTruthy();
+    expect(env.RADAR_KEYS_FILE).toBeUndefined(); // keys live in Redis
+  }
+  expect(compose.services.api!.environment!.RADAR_TRUST_PROXY).toBe('1');
+  expect(compose.services.simulator!.environment!.S3_ENDPOINT).toBe('http://minio:9000');
+  // The bucket the one-shot creates is the one the service reads.
+  const bucket = compose.services.api!.environment!.S3_BUCKET;
+  expect(words(compose.services.createbuckets!.command).join(' ')).toContain(
+    `mc mb --ignore-existing radar/${bucket}`,
+  );
+});
+
+it('runs entry points that exist, from the image layout of deploy/Dockerfile', () => {
+  const dockerfile = readText('deploy/Dockerfile');
+  expect(dockerfile).toMatch(/^CMD \["node", "\/opt\/radar\/dist\/bin\/api\.js"\]$/m);
+  for (const [name, s] of project) {
+    for (const word of words(s.command)) {
+      const m = /^\/opt\/radar\/dist\/bin\/([\w-]+)\.js$/.exec(word);
+      if (m)
+        expect([name, fs.existsSync(repoPath('src', 'bin', `${m[1]}.ts`))]).toEqual([name, true]);
+    }
+  }
+  expect(words(compose.services.ingest!.command)).toEqual([
+    'node',
+    '/opt/radar/dist/bin/ingest.js',
+  ]);
+  expect(words(compose.services.simulator!.command).slice(0, 2)).toEqual([
+    'node',
+    '/opt/radar/dist/bin/simulate.js',
+  ]);
+  expect(compose.services.api!.command).toBeUndefined(); // the image's CMD: the API
+});
+
+it('checks API health on the admin port and drains longer than RADAR_DRAIN_S', () => {
+  const api = compose.services.api!;
+  expect(api.healthcheck!.test!.join(' ')).toMatch(/port:9464,path:'\/(readyz|healthz)'/);
+  const drain = Number(api.environment!.RADAR_DRAIN_S ?? 30);
+  expect(parseInt(api.stop_grace_period!, 10)).toBeGreaterThan(drain);
+  expect(compose.services.simulator!.healthcheck).toEqual({ disable: true });
+});
+
+it('mounts files that exist, and nginx the production config with the compose upstream', () => {
+  for (const [name, s] of services) {
+    for (const volume of s.volumes ?? []) {
+      const source = volume.split(':')[0]!;
+      if (source.startsWith('.'))
+        expect([name, source, fs.existsSync(repoPath(source))]).toEqual([name, source, true]);
+      else expect(Object.keys(compose.volumes ?? {})).toContain(source);
+    }
+  }
+  expect(compose.services.nginx!.volumes).toContain('./nginx/nginx.conf:/etc/nginx/nginx.conf:ro');
+  expect(readText('nginx/nginx.conf')).toMatch(/^\s*server api:8080\b/m);
+  expect(compose.services.prometheus!.volumes).toContain('./deploy/prometheus:/etc/prometheus:ro');
+});
+
+it('depends only on services it defines, and waits for Redis, the bucket and healthy replicas', () => {
+  for (const [name, s] of services) {
+    const deps = Array.isArray(s.depends_on) ? s.depends_on : Object.keys(s.depends_on ?? {});
+    for (const dep of deps)
+      expect([name, Object.keys(compose.services)]).toEqual([name, expect.arrayContaining([dep])]);
+  }
+  expect(compose.services.api!.depends_on).toMatchObject({
+    redis: { condition: 'service_healthy' },
+    createbuckets: { condition: 'service_completed_successfully' },
+  });
+  expect(compose.services.nginx!.depends_on).toMatchObject({
+    api: { condition: 'service_healthy' },
+  });
+});
+
+it('is scraped by the Prometheus configuration through the compose service names', () => {
+  const prom = readText('deploy/prometheus/prometheus.yml');
+  expect(prom).toMatch(/names: \[api\]/);
+  expect(prom).toMatch(/names: \[ingest\]/);
+});
