@@ -7,15 +7,13 @@ import http from 'node:http';
 import type { Config } from './config';
 import { wireApi, type ApiDependencies } from './deps';
 import { createAdminServer } from './http/admin';
+import { createHttpServer } from './http/http-server';
 import { createApp } from './http/app';
 import { createShutdown } from './lifecycle';
 import { refreshApiGauges } from './instrument';
 import { createViewerRoutes } from './viewer/viewer-routes';
 import type { Logger } from './logger';
 import { createApiMetrics, createIngestMetrics, createRegistry, exposition } from './metrics';
-
-/** Above nginx's upstream keepalive_timeout (60 s), so idle upstream sockets never 502. */
-export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 export interface RunningApi {
   readonly port: number;
@@ -38,6 +36,19 @@ export function listen(server: http.Server, port: number, host: string): Promise
 }
 
 export async function startApiServer(config: Config, logger: Logger): Promise<RunningApi> {
+  logger.debug(
+    {
+      embedded: config.embedded,
+      redis: config.redisUrl !== undefined,
+      s3: config.s3 ? { endpoint: config.s3.endpoint, bucket: config.s3.bucket, prefix: config.s3.prefix } : undefined,
+      keysFile: config.keysFile,
+      rateLimit: config.rateLimit,
+      rateWindowS: config.rateWindowS,
+      cacheMb: config.cacheMb,
+      simulate: config.simulate,
+    },
+    'configuration (secrets omitted)',
+  );
   const registry = createRegistry();
   const apiMetrics = createApiMetrics(registry);
   // Embedded mode ingests in-process, so its ingest metrics live in this registry too.
@@ -58,10 +69,7 @@ export async function startApiServer(config: Config, logger: Logger): Promise<Ru
     onRateDecision: (allowed, limit) =>
       apiMetrics.rateLimitDecisions.inc({ decision: allowed ? 'allowed' : 'limited', tier: String(limit) }),
   });
-  const server = http.createServer(app.callback());
-  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
-  server.requestTimeout = 30_000;
+  const server = createHttpServer(app);
 
   const admin = createAdminServer({
     readiness: () => {

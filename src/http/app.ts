@@ -17,6 +17,7 @@ import { allowMethods } from './middleware/allow-methods';
 import { authenticate, type AuthFailureListener } from './middleware/authenticate';
 import { corsMiddleware } from './middleware/cors';
 import { errorHandler } from './middleware/error-handler';
+import { protocolGuard } from './middleware/protocol-guard';
 import { rateLimit, type RateDecisionListener } from './middleware/rate-limit';
 import { requestLog } from './middleware/request-log';
 import { securityHeaders } from './middleware/security-headers';
@@ -60,6 +61,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestLog(deps.logger, deps.metrics));
   app.use(errorHandler(deps.logger));
   app.use(securityHeaders());
+  app.use(protocolGuard());
   app.use(corsMiddleware(deps.corsOrigins));
   if (deps.extraRoutes) app.use(deps.extraRoutes.routes());
   app.use(router.routes());

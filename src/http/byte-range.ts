@@ -16,7 +16,7 @@ export type RangeSelection =
  * would call it unsatisfiable, so such suffixes are rewritten to `0-` first.
  */
 function clampLongSuffixes(rangeHeader: string, size: number): string {
-  return rangeHeader.replace(/([=,]\s*)-(\d+)/g, (spec, separator: string, digits: string) =>
+  return rangeHeader.replace(/([=,]\s*)-(\d+)(?=\s*(?:,|$))/g, (spec, separator: string, digits: string) =>
     size > 0 && Number(digits) >= size ? `${separator}0-` : spec,
   );
 }
@@ -24,6 +24,9 @@ function clampLongSuffixes(rangeHeader: string, size: number): string {
 /** Decides what part of an archive of `size` bytes a `Range` header asks for. */
 export function selectRange(rangeHeader: string | undefined, size: number): RangeSelection {
   if (rangeHeader === undefined) return { kind: 'whole' };
+  // Only the `bytes` unit is understood (exactly, as RFC 9110 spells it); any other unit is
+  // ignored before range-parser could call it unsatisfiable.
+  if (!rangeHeader.startsWith('bytes=')) return { kind: 'whole' };
   const parsed = parseRange(size, clampLongSuffixes(rangeHeader, size));
   if (parsed === -2) return { kind: 'whole' };
   if (parsed === -1) return { kind: 'unsatisfiable' };

@@ -17,6 +17,7 @@ import { createHealthCheck } from '../../src/domain/health';
 import { createStatusDocumentSource } from '../../src/domain/status-document';
 import { formatTimestamp } from '../../src/domain/timestamps';
 import { createApp } from '../../src/http/app';
+import { createHttpServer } from '../../src/http/http-server';
 import { createDirectoryWatcher } from '../../src/ingest/directory-watcher';
 import { createIngestCycle } from '../../src/ingest/ingest-cycle';
 import { createSilentLogger } from '../../src/logger';
@@ -86,7 +87,7 @@ export async function startViewerApi(options: ViewerApiOptions = {}): Promise<Vi
     cacheControl: 'private',
     extraRoutes: createViewerRoutes({ assetsDir: options.assetsDir, demo: options.demo }),
   });
-  const server = http.createServer(app.callback());
+  const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
 

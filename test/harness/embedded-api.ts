@@ -4,7 +4,6 @@
  * ingest. Nothing is mocked; tests talk HTTP to it.
  */
 import fs from 'node:fs/promises';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { createFileKeyStore } from '../../src/adapters/file-key-store';
@@ -16,6 +15,7 @@ import { hashApiKey, type KeyRegistryData } from '../../src/domain/key-registry'
 import { createHealthCheck } from '../../src/domain/health';
 import { createStatusDocumentSource } from '../../src/domain/status-document';
 import { createApp } from '../../src/http/app';
+import { createHttpServer } from '../../src/http/http-server';
 import { createDirectoryWatcher } from '../../src/ingest/directory-watcher';
 import { createIngestCycle } from '../../src/ingest/ingest-cycle';
 import { createSilentLogger } from '../../src/logger';
@@ -102,7 +102,7 @@ export async function startEmbeddedApi(
     corsOrigins: options.corsOrigins ?? ['*'],
     cacheControl: 'private',
   });
-  const server = http.createServer(app.callback());
+  const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
 

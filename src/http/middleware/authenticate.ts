@@ -19,7 +19,10 @@ export type AuthFailureListener = (reason: string) => void;
 
 export function authenticate(keys: KeyStore, onFailure: AuthFailureListener = () => {}): Middleware {
   return async (ctx, next) => {
-    const apiKey = parseBearer(ctx.req.headers.authorization);
+    // Node keeps only the first of repeated Authorization lines; two different keys are refused.
+    // (Repeated X-App lines arrive joined with ", ", which is no valid token either.)
+    const keyLines = new Set(ctx.req.headersDistinct.authorization ?? []);
+    const apiKey = keyLines.size <= 1 ? parseBearer(ctx.req.headers.authorization) : undefined;
     const appId = parseBearer(ctx.req.headers['x-app']);
     if (apiKey === undefined || appId === undefined) {
       onFailure(apiKey === undefined ? 'malformed-key' : 'malformed-app');

@@ -3,7 +3,7 @@
  * is present exactly once, and the shipped values keep the invariants the edge relies on.
  */
 import fs from 'node:fs';
-import { KEEP_ALIVE_TIMEOUT_MS } from '../../../src/api-server';
+import { KEEP_ALIVE_TIMEOUT_MS } from '../../../src/http/http-server';
 import {
   NGINX_MARKERS,
   NGINX_TEMPLATE_PATH,

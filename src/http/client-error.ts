@@ -1,0 +1,43 @@
+/**
+ * Answers requests Node's HTTP parser rejects before Koa sees them (malformed request line,
+ * bad header syntax, oversized head, unknown or lower-case methods, header timeout) with the
+ * same JSON error record and `nosniff` as every other error, then closes the connection.
+ */
+import type { Socket } from 'node:net';
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
+
+function statusFor(code: string | undefined): number {
+  if (code === 'HPE_HEADER_OVERFLOW') return 431;
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 408;
+  return 400;
+}
+
+/** The raw HTTP/1.1 response for a parser error code. */
+export function clientErrorResponse(code: string | undefined): string {
+  const status = statusFor(code);
+  const message = REASONS[status]!;
+  const body = JSON.stringify({ error: { code: status, message } });
+  return (
+    `HTTP/1.1 ${status} ${message}\r\n` +
+    'Content-Type: application/json\r\n' +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    'X-Content-Type-Options: nosniff\r\n' +
+    'Connection: close\r\n\r\n' +
+    body
+  );
+}
+
+/** The `clientError` listener for an http.Server. */
+export function onClientError(err: Error & { code?: string }, socket: Socket): void {
+  // A reset or a half-written response leaves nothing to answer.
+  if (err.code === 'ECONNRESET' || !socket.writable || (socket as Socket & { _httpMessage?: unknown })._httpMessage) {
+    socket.destroy();
+    return;
+  }
+  socket.end(clientErrorResponse(err.code));
+}
