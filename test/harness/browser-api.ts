@@ -1,30 +1,13 @@
 /**
- * The embedded API with the viewer mounted, as `bin/api.ts` wires it: `createApp` with the
- * embedded adapters and `extraRoutes: createViewerRoutes(...)`, on a real socket. The rate
- * window is configurable so client tests can watch a real 429 window reopen in a second.
- * Keys and apps are the harness's (`KEYS`, `APPS` of embedded-api.ts).
+ * The embedded API with the viewer mounted, as a replica wires it (`extraRoutes:
+ * createViewerRoutes(...)`), plus real radar frames for the browser and client tests. The
+ * server itself is the embedded harness (`startEmbeddedApi`), with a configurable rate window
+ * so client tests can watch a real 429 window reopen in a second.
  */
-import fs from 'node:fs/promises';
-import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
-import { createFileKeyStore } from '../../src/adapters/file-key-store';
-import { createFsArchiveSource, createFsArchiveStore } from '../../src/adapters/fs-archive-store';
-import { writeKeyFile } from '../../src/adapters/key-file';
-import { createMemoryCatalog } from '../../src/adapters/memory-catalog';
-import { createMemoryRateLimiter } from '../../src/adapters/memory-rate-limiter';
-import { createHealthCheck } from '../../src/domain/health';
-import { createStatusDocumentSource } from '../../src/domain/status-document';
 import { formatTimestamp } from '../../src/domain/timestamps';
-import { createApp } from '../../src/http/app';
-import { createHttpServer } from '../../src/http/http-server';
-import { createDirectoryWatcher } from '../../src/ingest/directory-watcher';
-import { createIngestCycle } from '../../src/ingest/ingest-cycle';
-import { createSilentLogger } from '../../src/logger';
 import { createRenderPool } from '../../src/sim/render-pool';
-import { createStoreProbe } from '../../src/store-probe';
 import { createViewerRoutes, type ViewerDemoCredentials } from '../../src/viewer/viewer-routes';
-import { registryData } from './embedded-api';
+import { startEmbeddedApi, type EmbeddedApi } from './embedded-api';
 
 export interface ViewerApiOptions {
   /** Default per-key limit (the harness's `limited` key keeps its own limit of 3). */
@@ -37,82 +20,21 @@ export interface ViewerApiOptions {
   readonly demo?: ViewerDemoCredentials;
 }
 
-export interface ViewerApi {
-  readonly baseUrl: string;
-  /** Writes an archive atomically (temp name + rename) as a producer would. */
-  publish(timestamp: string, bytes: Buffer): Promise<void>;
+export interface ViewerApi extends EmbeddedApi {
   /** Waits until every timestamp is listed. */
-  waitForListed(timestamps: readonly string[], timeoutMs?: number): Promise<void>;
-  stop(): Promise<void>;
+  waitForAllListed(timestamps: readonly string[], timeoutMs?: number): Promise<void>;
 }
 
 export async function startViewerApi(options: ViewerApiOptions = {}): Promise<ViewerApi> {
-  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'radar-viewer-api-'));
-  const dataDir = path.join(root, 'data');
-  const keysFile = path.join(root, 'keys.json');
-  await fs.mkdir(dataDir);
-  await writeKeyFile(keysFile, registryData());
-  const logger = createSilentLogger();
-
-  const catalog = createMemoryCatalog();
-  const store = createFsArchiveStore(dataDir);
-  const keys = await createFileKeyStore({
-    file: keysFile,
-    defaultLimit: options.rateLimit ?? 1000,
-    logger,
-    pollMs: 100,
-  });
-  const probe = createStoreProbe(store, logger);
-  const statusDocument = createStatusDocumentSource({
-    catalog,
-    healthy: createHealthCheck({ catalog, storeReachable: probe.reachable, staleAfterS: 600 }),
-  });
-  const cycle = createIngestCycle({
-    source: createFsArchiveSource(dataDir),
-    catalog,
-    logger,
-    retentionS: 10 * 365 * 86400,
-  });
-  const watcher = createDirectoryWatcher({ dir: dataDir, cycle, logger, intervalMs: 100 });
-  await watcher.start();
-
-  const app = createApp({
-    logger,
-    catalog,
-    store,
-    keys,
-    limiter: createMemoryRateLimiter(options.windowS ?? 60),
-    statusDocument,
-    corsOrigins: ['*'],
-    cacheControl: 'private',
+  const api = await startEmbeddedApi({
+    rateLimit: options.rateLimit,
+    windowS: options.windowS,
     extraRoutes: createViewerRoutes({ assetsDir: options.assetsDir, demo: options.demo }),
   });
-  const server = createHttpServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    async publish(timestamp, bytes) {
-      const temp = path.join(dataDir, `.${timestamp}.pmtiles.tmp`);
-      await fs.writeFile(temp, bytes);
-      await fs.rename(temp, path.join(dataDir, `${timestamp}.pmtiles`));
-    },
-    async waitForListed(timestamps, timeoutMs = 5000) {
-      const started = Date.now();
-      while (!timestamps.every((t) => catalog.current().get(t))) {
-        if (Date.now() - started > timeoutMs)
-          throw new Error(`frames not listed within ${timeoutMs} ms`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    },
-    async stop() {
-      await watcher.stop();
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-      await keys.close();
-      await store.close();
-      await fs.rm(root, { recursive: true, force: true });
+    ...api,
+    async waitForAllListed(timestamps, timeoutMs = 5000) {
+      for (const timestamp of timestamps) await api.waitForListed(timestamp, timeoutMs);
     },
   };
 }
@@ -130,20 +52,14 @@ export function recentTimestamps(count: number, nowMs: number = Date.now()): str
  * Rendering runs in the simulator's worker pool: inside jest's module sandbox the renderer's
  * hot loops run about fifty times slower than in a plain worker thread.
  */
-export async function publishRadarFrames(
-  api: ViewerApi,
-  count: number,
-  maxZoom = 6,
-): Promise<string[]> {
+export async function publishRadarFrames(api: ViewerApi, count: number, maxZoom = 6): Promise<string[]> {
   const pool = createRenderPool({ maxZoom, size: 2 });
   const timestamps = recentTimestamps(count);
   try {
-    await Promise.all(
-      timestamps.map(async (timestamp) => api.publish(timestamp, await pool.render(timestamp))),
-    );
+    await Promise.all(timestamps.map(async (timestamp) => api.publish(timestamp, await pool.render(timestamp))));
   } finally {
     await pool.close();
   }
-  await api.waitForListed(timestamps);
+  await api.waitForAllListed(timestamps);
   return timestamps;
 }

@@ -3,6 +3,7 @@
  * directory of archives, a temp key file, the memory catalog and limiter, and the directory
  * ingest. Nothing is mocked; tests talk HTTP to it.
  */
+import type Router from '@koa/router';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -64,9 +65,19 @@ export interface EmbeddedApi {
   stop(): Promise<void>;
 }
 
-export async function startEmbeddedApi(
-  options: { rateLimit?: number; corsOrigins?: string[]; retentionS?: number; staleAfterS?: number } = {},
-): Promise<EmbeddedApi> {
+export interface EmbeddedApiOptions {
+  /** Default per-key limit (the `limited` key keeps its own limit of 3). */
+  readonly rateLimit?: number;
+  /** Rate-limit window in seconds (default 60). */
+  readonly windowS?: number;
+  readonly corsOrigins?: string[];
+  readonly retentionS?: number;
+  readonly staleAfterS?: number;
+  /** Routes mounted before the API, as a replica mounts the viewer. */
+  readonly extraRoutes?: Router;
+}
+
+export async function startEmbeddedApi(options: EmbeddedApiOptions = {}): Promise<EmbeddedApi> {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'radar-api-'));
   const dataDir = path.join(root, 'data');
   const keysFile = path.join(root, 'keys.json');
@@ -77,7 +88,7 @@ export async function startEmbeddedApi(
   const catalog = createMemoryCatalog();
   const store = createFsArchiveStore(dataDir);
   const keys = await createFileKeyStore({ file: keysFile, defaultLimit: options.rateLimit ?? 1000, logger, pollMs: 100 });
-  const limiter = createMemoryRateLimiter(60);
+  const limiter = createMemoryRateLimiter(options.windowS ?? 60);
   const probe = createStoreProbe(store, logger);
   const statusDocument = createStatusDocumentSource({
     catalog,
@@ -89,7 +100,7 @@ export async function startEmbeddedApi(
     logger,
     retentionS: options.retentionS ?? 10 * 365 * 86400,
   });
-  const watcher = createDirectoryWatcher({ dir: dataDir, cycle, logger, intervalMs: 200 });
+  const watcher = createDirectoryWatcher({ dir: dataDir, cycle, logger, intervalMs: 100 });
   await watcher.start();
 
   const app = createApp({
@@ -101,6 +112,7 @@ export async function startEmbeddedApi(
     statusDocument,
     corsOrigins: options.corsOrigins ?? ['*'],
     cacheControl: 'private',
+    extraRoutes: options.extraRoutes,
   });
   const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -23,7 +23,7 @@ beforeAll(async () => {
   ]);
   for (const api of [shortWindow, longWindow]) {
     await api.publish(TS, buildArchive(TS, 1));
-    await api.waitForListed([TS]);
+    await api.waitForAllListed([TS]);
   }
 });
 afterAll(async () => {
@@ -170,7 +170,7 @@ it('stale quota headers (a browser-cached range) neither raise remaining nor end
       return response;
     };
     await api.publish(TS, buildArchive(TS, 1));
-    await api.waitForListed([TS]);
+    await api.waitForAllListed([TS]);
     const transport = createRadarTransport({
       baseUrl: api.baseUrl,
       credentials: limited,
