@@ -1,0 +1,68 @@
+/**
+ * The archives every scenario reads: real simulator frames (`createFrameRenderer`, the same
+ * code that produces production-shaped archives), rendered once per machine and kept under
+ * `.tmp/bench/frames/` (git-ignored), then published under timestamps ending at the current
+ * even UTC minute so they are fresh, in retention and `latest` is healthy.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { formatTimestamp, parseTimestamp } from '../../src/domain/timestamps';
+import { createFrameRenderer } from '../../src/sim/render-frame';
+
+/** Weather instants rendered (fixed, so the cache stays valid); frame 0 is the newest. */
+const WEATHER_NEWEST_MS = Date.UTC(2026, 6, 1, 18, 0);
+const CADENCE_MS = 120_000;
+
+export interface Frame {
+  /** Timestamp the archive is published under in this run. */
+  readonly timestamp: string;
+  readonly bytes: Buffer;
+}
+
+/** `count` frames, newest first, rendered at `maxZoom` (cached across runs). */
+export async function loadFrames(options: {
+  count: number;
+  maxZoom: number;
+  cacheDir: string;
+  nowMs?: number;
+  log?: (line: string) => void;
+}): Promise<Frame[]> {
+  const dir = path.join(options.cacheDir, `frames-z${options.maxZoom}`);
+  await fs.mkdir(dir, { recursive: true });
+  const newestMs = Math.floor((options.nowMs ?? Date.now()) / CADENCE_MS) * CADENCE_MS;
+  let renderer: ReturnType<typeof createFrameRenderer> | undefined;
+  let rendered = 0;
+  const frames: Frame[] = [];
+  for (let i = 0; i < options.count; i++) {
+    const file = path.join(dir, `frame-${String(i).padStart(4, '0')}.pmtiles`);
+    let bytes: Buffer | undefined = await fs.readFile(file).catch(() => undefined);
+    if (!bytes) {
+      renderer ??= createFrameRenderer({ maxZoom: options.maxZoom });
+      bytes = renderer.render(formatTimestamp(WEATHER_NEWEST_MS - i * CADENCE_MS));
+      await fs.writeFile(`${file}.tmp`, bytes);
+      await fs.rename(`${file}.tmp`, file);
+      rendered += 1;
+    }
+    frames.push({ timestamp: formatTimestamp(newestMs - i * CADENCE_MS), bytes });
+  }
+  if (rendered > 0) options.log?.(`rendered ${rendered} simulator frames into ${dir}`);
+  return frames;
+}
+
+/** Timestamps `count` cadence steps older than the oldest of `frames`, newest first. */
+export function olderTimestamps(frames: readonly Frame[], count: number): string[] {
+  const oldestMs = parseTimestamp(frames.at(-1)!.timestamp)!;
+  return Array.from({ length: count }, (_, i) => formatTimestamp(oldestMs - (i + 1) * CADENCE_MS));
+}
+
+/** Deterministic pseudo-random numbers (mulberry32), so plans are the same on every run. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,110 @@
+/** Command line of `npm run bench`: profiles (full / `--quick`) and overrides. */
+import { parseArgs } from 'node:util';
+
+export const USAGE = `usage: npm run bench -- [--quick] [--only a,b] [--duration S] [--warmup S] [--cache-mb N] [--nginx-workers N|auto] [--keep]
+  --quick          smoke run (< 2 min): 2 s per run, fewer variants; writes test/bench/results/quick.*
+  --only LIST      scenarios to run: status,hot-range,map-client,cold-range,full-archive,scale,log-info,publish
+  --duration S     measured seconds per run (full: 10, quick: 2)
+  --warmup S       warm-up seconds before each run (full: 3, quick: 1)
+  --cache-mb N     RADAR_CACHE_MB of every replica (default 64; the cold-range replicas use 0)
+  --nginx-workers  worker_processes of both nginx instances (default auto, as shipped)
+  --keep           keep the run directory (logs, configs) after a successful run
+  --report-only    measure nothing: rewrite BENCHMARKS.md and the chart from
+                   test/bench/results/latest.json (after editing test/bench/FINDINGS.md)`;
+
+export const SCENARIOS = [
+  'status',
+  'hot-range',
+  'map-client',
+  'cold-range',
+  'full-archive',
+  'scale',
+  'log-info',
+  'publish',
+] as const;
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+export interface BenchOptions {
+  readonly quick: boolean;
+  readonly only: ReadonlySet<ScenarioName>;
+  readonly durationS: number;
+  readonly warmupS: number;
+  readonly cacheMb: number;
+  readonly nginxWorkers: number | 'auto';
+  readonly keep: boolean;
+  readonly reportOnly: boolean;
+  /** Retained archives (the "30" of the scale scenario). */
+  readonly archives: number;
+  /** Timestamps of the large catalog. */
+  readonly scaleTimestamps: number;
+  /** Virtual map clients (connections) and distinct views. */
+  readonly mapClients: number;
+  /** Frames per map-client animation loop. */
+  readonly loopFrames: number;
+  /** Connections of the small-response scenarios (status, hot-range). */
+  readonly connections: number;
+  /** Connections of whole-archive reads. */
+  readonly archiveConnections: number;
+  /** Archives uploaded one by one for publish-to-visible. */
+  readonly publishSamples: number;
+  /** Variants left out of the quick profile. */
+  readonly extras: boolean;
+}
+
+export function parseOptions(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      'cache-mb': { type: 'string', default: '64' },
+      'nginx-workers': { type: 'string', default: 'auto' },
+      keep: { type: 'boolean', default: false },
+      'report-only': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const quick = values.quick;
+  const only = new Set<ScenarioName>();
+  for (const name of (values.only ?? SCENARIOS.join(','))
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    if (!(SCENARIOS as readonly string[]).includes(name))
+      throw new Error(`unknown scenario "${name}"\n${USAGE}`);
+    only.add(name as ScenarioName);
+  }
+  if (quick && values.only === undefined) only.delete('log-info');
+  const number = (value: string | undefined, fallback: number, name: string) => {
+    if (value === undefined) return fallback;
+    const n = Number(value);
+    if (!Number.isFinite(n) || n < 0)
+      throw new Error(`--${name} must be a non-negative number\n${USAGE}`);
+    return n;
+  };
+  const workers = values['nginx-workers'];
+  return {
+    quick,
+    only,
+    durationS: number(values.duration, quick ? 2 : 10, 'duration'),
+    warmupS: number(values.warmup, quick ? 1 : 3, 'warmup'),
+    cacheMb: number(values['cache-mb'], 64, 'cache-mb'),
+    nginxWorkers: workers === 'auto' ? 'auto' : number(workers, 1, 'nginx-workers'),
+    keep: values.keep,
+    reportOnly: values['report-only'],
+    archives: 30,
+    scaleTimestamps: 10_000,
+    mapClients: quick ? 16 : 32,
+    loopFrames: 10,
+    connections: 32,
+    archiveConnections: 8,
+    publishSamples: quick ? 4 : 20,
+    extras: !quick,
+  };
+}

@@ -1,0 +1,198 @@
+/**
+ * `npm run bench`: starts the service in its production shape and the baselines on loopback,
+ * runs every scenario (warm-up, then a fixed measured window), and writes the JSON results,
+ * BENCHMARKS.md and the chart. BENCHMARKS.md says what each scenario and baseline is;
+ * `npm run bench -- --help` lists the options.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { loadFrames } from './archives';
+import { renderChart } from './chart';
+import { startLoadGenerator } from './load-client';
+import { describeMachine, measureParallelSpeedup } from './machine';
+import { NGINX_BINARY } from './nginx-static';
+import { parseOptions, SCENARIOS, type BenchOptions } from './options';
+import type { PublishVisibleResult } from './publish-visible';
+import { benchmarksMarkdown, consoleTable, targetLine } from './report';
+import { evaluateTargets, type BenchResults } from './results';
+import { log, Runner } from './runner';
+import {
+  coldRangeScenario,
+  fullArchiveScenario,
+  hotRangeScenario,
+  logInfoScenario,
+  mapClientScenario,
+  mapSequences,
+  publishScenario,
+  scaleScenario,
+  statusScenario,
+  type ScenarioContext,
+} from './scenarios';
+import { INGEST_POLL_S, startTopology } from './topology';
+
+const ROOT = path.resolve(__dirname, '../..');
+const RESULTS_DIR = path.join(__dirname, 'results');
+
+/** The commit measured, and whether the served code (src/, nginx/) differs from it. */
+function codeVersion(): string {
+  const git = (args: string[]) =>
+    spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' }).stdout?.trim() ?? '';
+  const commit = git(['rev-parse', '--short', 'HEAD']) || 'unknown';
+  const dirty = git(['status', '--porcelain', '--', 'src', 'nginx']).split('\n').filter(Boolean);
+  return dirty.length === 0
+    ? `commit ${commit}`
+    : `commit ${commit} + uncommitted changes in ${dirty.length} files under src/ or nginx/`;
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const opts = parseOptions(argv);
+  if (opts.reportOnly) {
+    const latest = path.join(RESULTS_DIR, 'latest.json');
+    const results = JSON.parse(await fs.readFile(latest, 'utf8')) as BenchResults;
+    await writeReport(results, 'full');
+    return;
+  }
+  const startedAt = new Date();
+  if (!existsSync(path.join(ROOT, 'dist/bin/api.js'))) {
+    throw new Error('dist/ is missing: run `npm run build` (npm run bench does)');
+  }
+  const runDir = await fs.mkdtemp(path.join(os.tmpdir(), 'radar-bench-'));
+  await fs.chmod(runDir, 0o755);
+  log(`run directory ${runDir}`);
+  const machine = describeMachine(NGINX_BINARY);
+  machine.parallelSpeedup = await measureParallelSpeedup();
+  log(
+    `${machine.cpuModel}, ${machine.cores} cores (two busy processes get ${machine.parallelSpeedup}x ` +
+      `one's work done), ${machine.memoryGiB} GiB, Node ${machine.node}, nginx ${machine.nginx}, redis ${machine.redis}`,
+  );
+  const frames = await loadFrames({
+    count: opts.archives,
+    maxZoom: 7,
+    cacheDir: path.join(ROOT, '.tmp/bench'),
+    log,
+  });
+  const sizes = frames.map((f) => Math.round(f.bytes.length / 1024));
+  const settings: Record<string, string | number | boolean> = {
+    code: codeVersion(),
+    loadAverageAtStart: os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' '),
+    warmupS: opts.warmupS,
+    durationS: opts.durationS,
+    cacheMb: opts.cacheMb,
+    nginxWorkers: opts.nginxWorkers,
+    archives: opts.archives,
+    archiveKiB: `${Math.min(...sizes)}-${Math.max(...sizes)} KiB each`,
+    mapClients: opts.mapClients,
+    loopFrames: opts.loopFrames,
+    connections: opts.connections,
+    archiveConnections: opts.archiveConnections,
+    scaleTimestamps: opts.scaleTimestamps,
+    ingestPollS: INGEST_POLL_S,
+  };
+
+  const gen = await startLoadGenerator();
+  const runner = new Runner(opts, gen);
+  let topo: Awaited<ReturnType<typeof startTopology>> | undefined;
+  let ok = false;
+  const stopAll = async () => {
+    await topo?.stop();
+    await gen.stop();
+  };
+  const onSignal = () => void stopAll().then(() => process.exit(130));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let publishVisible: PublishVisibleResult | undefined;
+  try {
+    topo = await startTopology({ opts, runner, frames, runDir });
+    settings.edgeChange = topo.edgeChange;
+    const ctx: ScenarioContext = { opts, runner, topo, frames, settings };
+    const has = (name: (typeof SCENARIOS)[number]) => opts.only.has(name);
+    const sequences =
+      has('map-client') || has('scale') || has('log-info') ? await mapSequences(ctx) : [];
+    if (has('status')) await statusScenario(ctx);
+    if (has('hot-range')) await hotRangeScenario(ctx);
+    if (has('map-client')) await mapClientScenario(ctx, sequences);
+    if (has('full-archive')) await fullArchiveScenario(ctx);
+    if (has('cold-range')) await coldRangeScenario(ctx);
+    if (has('log-info')) await logInfoScenario(ctx, sequences);
+    if (has('scale')) await scaleScenario(ctx, sequences);
+    if (has('publish')) {
+      log(`publish-to-visible: ${opts.publishSamples} uploads, polling both replicas`);
+      publishVisible = await publishScenario(ctx);
+      const p = publishVisible;
+      log(
+        `publish-to-visible: p50 ${p.p50Ms} ms, p99 ${p.p99Ms} ms, max ${p.maxMs} ms, missed ${p.missed}`,
+      );
+    }
+    ok = true;
+  } finally {
+    await stopAll();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    if (ok && !opts.keep) await fs.rm(runDir, { recursive: true, force: true });
+    else log(`logs and configs kept in ${runDir}`);
+  }
+
+  const results: BenchResults = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    command: `npm run bench${argv.length > 0 ? ` -- ${argv.join(' ')}` : ''}`,
+    profile: opts.quick ? 'quick' : 'full',
+    machine,
+    settings,
+    runs: runner.runs,
+    publishVisible,
+    targets: evaluateTargets(runner.runs, publishVisible, opts.cacheMb),
+    notes: [
+      ...topo.notes,
+      'The load generator is one autocannon process (one thread) sharing the machine with everything it measures; its CPU use is in every row. Its per-response copy of the body into a string is disabled (bodies are counted, not kept).',
+      'Requests through nginx carry no Accept-Encoding, so the status document is not gzipped at the edge.',
+    ],
+  };
+  await writeOutputs(results, opts);
+}
+
+async function writeOutputs(results: BenchResults, opts: BenchOptions): Promise<void> {
+  const everything = SCENARIOS.filter((s) => !(opts.quick && s === 'log-info'));
+  const complete = everything.every((s) => opts.only.has(s));
+  const set = opts.quick ? 'quick' : complete ? 'full' : 'partial';
+  const jsonFile = path.join(RESULTS_DIR, set === 'full' ? 'latest.json' : `${set}.json`);
+  await fs.mkdir(RESULTS_DIR, { recursive: true });
+  const prettier = await import('prettier');
+  await fs.writeFile(jsonFile, await prettier.format(JSON.stringify(results), { parser: 'json' }));
+  await writeReport(results, set);
+  const targets = results.targets.map(targetLine).join('\n');
+  process.stdout.write(`\n${consoleTable(results.runs)}\n\nTargets:\n${targets}\n\n`);
+  process.stdout.write(`wrote ${path.relative(ROOT, jsonFile)}\n`);
+}
+
+/** BENCHMARKS.md (or results/<set>.md) and the chart, with test/bench/FINDINGS.md included. */
+async function writeReport(results: BenchResults, set: string): Promise<void> {
+  const full = set === 'full';
+  const mdFile = full ? path.join(ROOT, 'BENCHMARKS.md') : path.join(RESULTS_DIR, `${set}.md`);
+  const svgFile = full
+    ? path.join(ROOT, 'docs', 'bench-latency.svg')
+    : path.join(RESULTS_DIR, `${set}-latency.svg`);
+  await fs.mkdir(path.dirname(svgFile), { recursive: true });
+  // Written as prettier formats them, so `npm run lint` (prettier --check) stays clean.
+  const prettier = await import('prettier');
+  await fs.writeFile(svgFile, await renderChart(results));
+  const findings = await fs.readFile(path.join(__dirname, 'FINDINGS.md'), 'utf8').catch(() => '');
+  const chartRef = path.relative(path.dirname(mdFile), svgFile).split(path.sep).join('/');
+  const markdown = benchmarksMarkdown(results, findings, chartRef);
+  const config = (await prettier.resolveConfig(mdFile)) ?? {};
+  await fs.writeFile(mdFile, await prettier.format(markdown, { ...config, parser: 'markdown' }));
+
+  process.stdout.write(`wrote ${path.relative(ROOT, mdFile)}, ${path.relative(ROOT, svgFile)}\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

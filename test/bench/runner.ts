@@ -1,0 +1,100 @@
+/**
+ * Runs measured load against an endpoint: warm-up (discarded), then a fixed window during
+ * which every watched process is sampled; records one `RunRecord` per run and prints it.
+ */
+import type { LoadGenerator } from './load-client';
+import type { PlannedRequest } from './load-job';
+import type { BenchOptions } from './options';
+import { single, startWindow, tree, type Watched } from './proc-stats';
+import type { RunKind, RunRecord } from './results';
+import { AUTH_HEADERS } from './service';
+
+const T0 = performance.now();
+
+export function log(line: string): void {
+  const elapsed = ((performance.now() - T0) / 1000).toFixed(1).padStart(5);
+  process.stdout.write(`[bench ${elapsed}s] ${line}\n`);
+}
+
+/** Something the load is sent to: a service path or a baseline. */
+export interface Endpoint {
+  /** Label in the table, e.g. `replica (direct)`. */
+  readonly against: string;
+  readonly kind: RunKind;
+  readonly url: string;
+  /** Processes serving it (shown in its rows). */
+  readonly shown: readonly string[];
+  /** Headers of every request; default the bench credentials. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface Load {
+  readonly sequences: readonly (readonly PlannedRequest[])[];
+  readonly expect: readonly number[];
+  readonly connections: number;
+  /** Bounded runs: stop after this many responses (the duration still caps it). */
+  readonly amount?: number;
+  /** Warm up with other requests than the measured ones (first-touch runs). */
+  readonly warmup?: { sequences: readonly (readonly PlannedRequest[])[]; amount: number };
+}
+
+export class Runner {
+  readonly runs: RunRecord[] = [];
+  private readonly watched = new Map<string, Watched>();
+
+  constructor(
+    private readonly opts: BenchOptions,
+    private readonly gen: LoadGenerator,
+  ) {
+    this.watched.set('generator', single('generator', gen.pid));
+  }
+
+  /** Samples `pid` (and its children when `isTree`: nginx) in every run from now on. */
+  watch(name: string, pid: number, isTree = false): void {
+    this.watched.set(name, isTree ? tree(name, pid) : single(name, pid));
+  }
+
+  unwatch(name: string): void {
+    this.watched.delete(name);
+  }
+
+  async measure(scenario: string, endpoint: Endpoint, load: Load): Promise<RunRecord> {
+    const id = `${scenario} · ${endpoint.against}`;
+    const job = {
+      baseUrl: endpoint.url,
+      connections: load.connections,
+      headers: { ...(endpoint.headers ?? AUTH_HEADERS) },
+      sequences: load.sequences,
+      expect: load.expect,
+      timeoutS: 10,
+    };
+    const { durationS, warmupS } = this.opts;
+    if (load.warmup) {
+      await this.gen.run({ ...job, ...load.warmup, label: `warm-up ${id}`, durationS });
+    } else if (warmupS > 0) {
+      await this.gen.run({ ...job, label: `warm-up ${id}`, durationS: warmupS });
+    }
+    const window = startWindow([...this.watched.values()]);
+    const result = await this.gen.run({ ...job, label: id, durationS, amount: load.amount });
+    const { processes, otherCores } = window.stop();
+    const run: RunRecord = {
+      id,
+      scenario,
+      against: endpoint.against,
+      kind: endpoint.kind,
+      connections: load.connections,
+      result,
+      processes,
+      otherCores,
+      shown: [...endpoint.shown, 'generator'],
+    };
+    this.runs.push(run);
+    const l = result.latencyMs;
+    log(
+      `${id.padEnd(60)} ${String(result.rps).padStart(6)} req/s  p50 ${l.p50.toFixed(2)}  ` +
+        `p99 ${l.p99.toFixed(2)}  p99.9 ${l.p999.toFixed(2)} ms  ${result.mbPerS} MB/s  ` +
+        `errors ${result.errors}  generator ${processes.generator?.cpuCores ?? '?'} cores  other load ${otherCores} cores`,
+    );
+    return run;
+  }
+}

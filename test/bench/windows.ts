@@ -1,0 +1,55 @@
+/** The byte windows the range scenarios read (deterministic, so every run asks the same). */
+import { BLOCK_BYTES } from '../../src/adapters/block-cache';
+import { seededRandom, type Frame } from './archives';
+import type { PlannedRequest } from './load-job';
+import { rangeHeader } from './map-plan';
+
+/** Size of a hot or cold range read: what a client's first read of an archive asks for. */
+export const WINDOW = 16 * 1024;
+
+export const tilesPath = (ts: string): string => `/tiles/${ts}.pmtiles`;
+
+/** 16 KiB windows at `count` offsets of `frame` (the first at 0, the header read). */
+export function hotWindows(frame: Frame, count: number): PlannedRequest[] {
+  const random = seededRandom(11);
+  return Array.from({ length: count }, (_, i) => {
+    const offset = i === 0 ? 0 : Math.floor(random() * (frame.bytes.length - WINDOW));
+    return { path: tilesPath(frame.timestamp), range: rangeHeader(offset, WINDOW) };
+  });
+}
+
+/** `count` random 16 KiB windows across all `frames`, paths made by `pathOf`. */
+export function coldWindows(
+  frames: readonly Frame[],
+  count: number,
+  pathOf: (ts: string) => string,
+): PlannedRequest[] {
+  const random = seededRandom(23);
+  return Array.from({ length: count }, () => {
+    const frame = frames[Math.floor(random() * frames.length)]!;
+    const offset = Math.floor(random() * (frame.bytes.length - WINDOW));
+    return { path: pathOf(frame.timestamp), range: rangeHeader(offset, WINDOW) };
+  });
+}
+
+/**
+ * One 16 KiB window inside each block-cache block of `frames`, shuffled: on a replica that
+ * never read those archives, every request is a block miss that loads the block from the store.
+ */
+export function firstTouchWindows(frames: readonly Frame[]): PlannedRequest[] {
+  const random = seededRandom(31);
+  const out: PlannedRequest[] = [];
+  for (const frame of frames) {
+    for (let start = 0; start < frame.bytes.length; start += BLOCK_BYTES) {
+      const room = Math.min(BLOCK_BYTES, frame.bytes.length - start) - WINDOW;
+      if (room < 0) continue;
+      const offset = start + Math.floor(random() * (room + 1));
+      out.push({ path: tilesPath(frame.timestamp), range: rangeHeader(offset, WINDOW) });
+    }
+  }
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
