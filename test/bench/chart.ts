@@ -1,9 +1,9 @@
 /**
  * The latency/throughput chart: a Vega-Lite spec compiled and rendered to SVG by Vega's Node
- * API (no browser, no canvas). Left: requests per second of every run; right: its p50, p99
- * and p99.9 latency on a log scale, runs in the table's order.
+ * API (no browser, no canvas). Per run, in the table's order: requests per second, p50 / p99 /
+ * p99.9 latency, and the server CPU time per request (all on log scales).
  */
-import type { BenchResults } from './results';
+import { serverCpuPerRequestUs, type BenchResults } from './results';
 
 export async function renderChart(results: BenchResults): Promise<string> {
   // Both packages are ES modules; this file is compiled as CommonJS.
@@ -18,6 +18,7 @@ export async function renderChart(results: BenchResults): Promise<string> {
           ? 'service via nginx'
           : 'service direct',
     rps: r.result.rps,
+    cpuUs: Math.round(serverCpuPerRequestUs(r)),
     p50: r.result.latencyMs.p50,
     p99: r.result.latencyMs.p99,
     p999: r.result.latencyMs.p999,
@@ -31,9 +32,10 @@ export async function renderChart(results: BenchResults): Promise<string> {
       subtitle: `${results.machine.cpuModel}, ${results.machine.cores} cores, Node ${results.machine.node}`,
     },
     data: { values },
+    spacing: 12,
     hconcat: [
       {
-        width: 320,
+        width: 300,
         height: { step: 16 },
         encoding: {
           y,
@@ -65,7 +67,7 @@ export async function renderChart(results: BenchResults): Promise<string> {
         ],
       },
       {
-        width: 320,
+        width: 300,
         height: { step: 16 },
         transform: [
           { fold: ['p50', 'p99', 'p999'], as: ['percentile', 'ms'] },
@@ -91,6 +93,26 @@ export async function renderChart(results: BenchResults): Promise<string> {
           },
           shape: { field: 'percentile', type: 'nominal', legend: null },
         },
+      },
+      {
+        width: 220,
+        height: { step: 16 },
+        encoding: {
+          y: { ...y, axis: null },
+          x: {
+            field: 'cpuUs',
+            type: 'quantitative',
+            title: 'server CPU µs per request (log scale)',
+            scale: { type: 'log', domain: [10, 10_000] },
+          },
+        },
+        layer: [
+          { mark: { type: 'bar', color: '#888888' }, encoding: { x2: { datum: 10 } } },
+          {
+            mark: { type: 'text', align: 'left', dx: 3, fontSize: 9 },
+            encoding: { text: { field: 'cpuUs', type: 'quantitative', format: ',.0f' } },
+          },
+        ],
       },
     ],
     resolve: { scale: { color: 'independent' } },

@@ -8,6 +8,8 @@ export const USAGE = `usage: npm run bench -- [--quick] [--only a,b] [--duration
   --warmup S       warm-up seconds before each run (full: 3, quick: 1)
   --cache-mb N     RADAR_CACHE_MB of every replica (default 64; the cold-range replicas use 0)
   --nginx-workers  worker_processes of both nginx instances (default auto, as shipped)
+  --quiet-budget S seconds the whole run may wait for other load on the machine to settle
+                   before measured windows (full: 180, quick: 10)
   --keep           keep the run directory (logs, configs) after a successful run
   --report-only    measure nothing: rewrite BENCHMARKS.md and the chart from
                    test/bench/results/latest.json (after editing test/bench/FINDINGS.md)`;
@@ -32,6 +34,7 @@ export interface BenchOptions {
   readonly cacheMb: number;
   readonly nginxWorkers: number | 'auto';
   readonly keep: boolean;
+  readonly quietBudgetS: number;
   readonly reportOnly: boolean;
   /** Retained archives (the "30" of the scale scenario). */
   readonly archives: number;
@@ -62,6 +65,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'cache-mb': { type: 'string', default: '64' },
       'nginx-workers': { type: 'string', default: 'auto' },
       keep: { type: 'boolean', default: false },
+      'quiet-budget': { type: 'string' },
       'report-only': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -97,6 +101,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     cacheMb: number(values['cache-mb'], 64, 'cache-mb'),
     nginxWorkers: workers === 'auto' ? 'auto' : number(workers, 1, 'nginx-workers'),
     keep: values.keep,
+    quietBudgetS: number(values['quiet-budget'], quick ? 10 : 180, 'quiet-budget'),
     reportOnly: values['report-only'],
     archives: 30,
     scaleTimestamps: 10_000,

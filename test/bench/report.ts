@@ -3,7 +3,12 @@
  * table, every target as a ratio with met/missed, observations computed from the numbers, and
  * the hand-written findings kept in `test/bench/FINDINGS.md`).
  */
-import type { BenchResults, RunRecord, TargetResult } from './results';
+import {
+  serverCpuPerRequestUs,
+  type BenchResults,
+  type RunRecord,
+  type TargetResult,
+} from './results';
 
 const f = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 
@@ -15,10 +20,6 @@ function processCell(run: RunRecord, pick: 'peakRssMiB' | 'cpuCores'): string {
         `${name} ${pick === 'peakRssMiB' ? f(run.processes[name]![pick], 0) : f(run.processes[name]![pick], 2)}`,
     )
     .join(', ');
-}
-
-export interface Row {
-  readonly cells: string[];
 }
 
 export const HEADER = [
@@ -47,6 +48,7 @@ export function rowOf(run: RunRecord): string[] {
     f(r.latencyMs.p999),
     f(r.mbPerS, 1),
     String(r.errors),
+    f(serverCpuPerRequestUs(run), 0),
     f(run.otherCores ?? NaN),
     processCell(run, 'peakRssMiB'),
     processCell(run, 'cpuCores'),
@@ -55,7 +57,7 @@ export function rowOf(run: RunRecord): string[] {
 
 /** A plain-text table for the terminal. */
 export function consoleTable(runs: readonly RunRecord[]): string {
-  const rows = [HEADER.slice(0, 10), ...runs.map((r) => rowOf(r).slice(0, 10))];
+  const rows = [HEADER.slice(0, 11), ...runs.map((r) => rowOf(r).slice(0, 11))];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
   return rows
     .map((row) =>
@@ -165,9 +167,10 @@ export function benchmarksMarkdown(
   lines.push(
     [
       `Everything runs on this machine on 127.0.0.1, as separate processes: \`redis-server\`, the S3 endpoint (s3rver, the local stand-in for MinIO), the ingest worker (\`node dist/bin/ingest.js\`), API replicas (\`node dist/bin/api.js\`, production mode: keys, catalog and rate limits in Redis, archives from the bucket), nginx (the shipped \`nginx/nginx.conf\` rendered by \`startLocalNginx\`), the baselines and the load generator (autocannon ${m.autocannon} in its own process, one connection per virtual client, no pipelining).`,
-      `Each run: ${s.warmupS} s warm-up (discarded), then ${s.durationS} s measured. Latency is per response, microsecond resolution, including non-2xx. "errors" counts responses with a status other than the scenario's expected one (200, 206 or 304), socket errors and timeouts. Peak RSS is VmHWM (reset before each run) of each process (nginx: master + workers); CPU cores is CPU time / wall time in the measured window (1.00 = one core).`,
+      `Each run: ${s.warmupS} s warm-up (discarded), then ${s.durationS} s measured. Latency is per response, microsecond resolution, including non-2xx. "errors" counts responses with a status other than the scenario's expected one (200, 206 or 304), socket errors and timeouts. Peak RSS is VmHWM (reset before each run) of each process (nginx: master + workers); CPU cores is CPU time / wall time in the measured window (1.00 = one core). "server CPU µs/req" is the CPU time of the processes serving the run (not the generator) per response: unlike req/s it does not depend on how much of the machine a run got, so it is the steadier figure on a noisy machine.`,
       `Archives: ${s.archives} real simulator frames (zoom 0-7, ${s.archiveKiB}) published under the newest ${s.archives} even-minute timestamps. The bench key has a limit of 10^9 per window: the shared Redis limiter is consulted on every request but never refuses.`,
       `Replica settings: \`RADAR_CACHE_MB=${s.cacheMb}\`, \`LOG_LEVEL=warn\` (the log-info run uses \`info\`), \`RADAR_TRUST_PROXY=1\`, \`RADAR_RETENTION_S=2592000\` (30 days, for the 10,000-timestamp catalog), \`RADAR_STALE_AFTER_S=3600\` (so \`healthy\`, and with it the status ETag, cannot flip during a run). nginx: \`worker_processes ${s.nginxWorkers}\` for both the edge and the static baseline.`,
+      `This machine can be shared with other work (other sessions run test suites on it). Before each measured window the bench waits until processes it did not start use less than 0.15 cores, up to ${s.quietBudgetS} s in total per run; what other load remained during each window is in the "other load" column (whole-machine busy time minus the bench's processes). Load average at the start: ${s.loadAverageAtStart}.`,
       `Deviation from the shipped edge config: ${s.edgeChange}. All bench traffic comes from one address; unchanged, the per-IP flood limit would answer 429 and the run would measure it instead of the service.`,
     ].join('\n\n'),
   );

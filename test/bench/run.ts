@@ -94,6 +94,7 @@ async function main(): Promise<void> {
     archiveConnections: opts.archiveConnections,
     scaleTimestamps: opts.scaleTimestamps,
     ingestPollS: INGEST_POLL_S,
+    quietBudgetS: opts.quietBudgetS,
   };
 
   const gen = await startLoadGenerator();
@@ -165,7 +166,9 @@ async function writeOutputs(results: BenchResults, opts: BenchOptions): Promise<
   const jsonFile = path.join(RESULTS_DIR, set === 'full' ? 'latest.json' : `${set}.json`);
   await fs.mkdir(RESULTS_DIR, { recursive: true });
   const prettier = await import('prettier');
-  await fs.writeFile(jsonFile, await prettier.format(JSON.stringify(results), { parser: 'json' }));
+  const config = (await prettier.resolveConfig(jsonFile)) ?? {};
+  const json = await prettier.format(JSON.stringify(results), { ...config, parser: 'json' });
+  await fs.writeFile(jsonFile, json);
   await writeReport(results, set);
   const targets = results.targets.map(targetLine).join('\n');
   process.stdout.write(`\n${consoleTable(results.runs)}\n\nTargets:\n${targets}\n\n`);

@@ -2,6 +2,7 @@
  * Runs measured load against an endpoint: warm-up (discarded), then a fixed window during
  * which every watched process is sampled; records one `RunRecord` per run and prints it.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { LoadGenerator } from './load-client';
 import type { PlannedRequest } from './load-job';
 import type { BenchOptions } from './options';
@@ -38,15 +39,42 @@ export interface Load {
   readonly warmup?: { sequences: readonly (readonly PlannedRequest[])[]; amount: number };
 }
 
+/** Other load (cores) below which the machine counts as quiet. */
+const QUIET_CORES = 0.15;
+
 export class Runner {
   readonly runs: RunRecord[] = [];
   private readonly watched = new Map<string, Watched>();
+  /** Seconds left for waiting on other users of the machine, over the whole run. */
+  private quietBudgetS: number;
 
   constructor(
     private readonly opts: BenchOptions,
     private readonly gen: LoadGenerator,
   ) {
     this.watched.set('generator', single('generator', gen.pid));
+    this.quietBudgetS = opts.quietBudgetS;
+  }
+
+  /**
+   * This machine may be shared (other sessions run test suites on it). Before a measured
+   * window, wait, within a budget for the whole run, until processes the bench did not start
+   * use less than QUIET_CORES; whatever remains is reported per run as "other load".
+   */
+  private async waitForQuiet(id: string): Promise<void> {
+    const started = performance.now();
+    for (;;) {
+      const probe = startWindow([...this.watched.values()], 1000);
+      await sleep(500);
+      const { otherCores } = probe.stop();
+      const waitedS = (performance.now() - started) / 1000;
+      if (otherCores < QUIET_CORES || waitedS >= this.quietBudgetS) {
+        if (waitedS > 1)
+          log(`waited ${waitedS.toFixed(1)} s for other load to settle before ${id}`);
+        this.quietBudgetS = Math.max(0, this.quietBudgetS - waitedS);
+        return;
+      }
+    }
   }
 
   /** Samples `pid` (and its children when `isTree`: nginx) in every run from now on. */
@@ -74,6 +102,7 @@ export class Runner {
     } else if (warmupS > 0) {
       await this.gen.run({ ...job, label: `warm-up ${id}`, durationS: warmupS });
     }
+    await this.waitForQuiet(id);
     const window = startWindow([...this.watched.values()]);
     const result = await this.gen.run({ ...job, label: id, durationS, amount: load.amount });
     const { processes, otherCores } = window.stop();

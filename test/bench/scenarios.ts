@@ -139,7 +139,7 @@ export async function coldRangeScenario(ctx: ScenarioContext): Promise<void> {
   const measured = firstTouchWindows(frames.slice(opts.loopFrames));
   await runner.measure(
     'cold-range',
-    direct('replica, cache on, first touch of each block', fresh, ['api-fresh', 'redis', 's3rver']),
+    direct('replica, cache on, block misses', fresh, ['api-fresh', 'redis', 's3rver']),
     {
       ...one([measured]),
       amount: measured.length,
