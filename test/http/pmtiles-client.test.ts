@@ -4,20 +4,12 @@
  */
 import { FetchSource, PMTiles } from 'pmtiles';
 import { auth, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
-import { pyramid } from '../fixtures/archives';
-import { writePmtiles } from '../../src/pmtiles/writer';
+import { archiveOf, pyramid } from '../fixtures/archives';
 
 const TS = '202611221400';
 // Enough tiles for leaf directories, so the reader follows several range requests.
 const tiles = pyramid(7, 64);
-const archive = writePmtiles(tiles, {
-  tileType: 'png',
-  minZoom: 0,
-  maxZoom: 7,
-  bounds: [-125, 24, -66, 50],
-  center: [-96, 38, 4],
-  metadata: { timestamp: TS, units: 'dBZ' },
-});
+const archive = archiveOf(tiles, 7, { timestamp: TS, units: 'dBZ' });
 let api: EmbeddedApi;
 
 beforeAll(async () => {

@@ -10,8 +10,7 @@ import path from 'node:path';
 import { FetchSource, PMTiles } from 'pmtiles';
 import { KEY_REGISTRY_KEY, TIMESTAMPS_KEY } from '../../src/adapters/redis-keys';
 import { formatTimestamp } from '../../src/domain/timestamps';
-import { writePmtiles } from '../../src/pmtiles/writer';
-import { buildArchive, pyramid } from '../fixtures/archives';
+import { archiveOf, buildArchive, pyramid } from '../fixtures/archives';
 import { request } from '../harness/http-client';
 import { startProductionStack, stackAuth, STACK_APP, STACK_KEYS, type ProductionStack } from '../harness/production-stack';
 import { waitUntil } from '../harness/redis-server';
@@ -146,14 +145,7 @@ it('shares one rate limit across replicas: exactly 10 of 20 alternating requests
 it('reads tiles with the pmtiles reader through a replica backed by S3', async () => {
   const timestamp = ts(6);
   const tiles = pyramid(6, 90);
-  const bytes = writePmtiles(tiles, {
-    tileType: 'png',
-    minZoom: 0,
-    maxZoom: 6,
-    bounds: [-125, 24, -66, 50],
-    center: [-96, 38, 4],
-    metadata: { timestamp },
-  });
+  const bytes = archiveOf(tiles, 6, { timestamp });
   await upload(timestamp, bytes);
   await waitListedEverywhere(timestamp, 10_000);
   const reader = new PMTiles(new FetchSource(`${stack.baseUrls[1]}/tiles/${timestamp}.pmtiles`, new Headers(stackAuth())));
@@ -166,14 +158,7 @@ it('reads tiles with the pmtiles reader through a replica backed by S3', async (
 
 it('closes the upstream request when the client disconnects mid-download', async () => {
   const timestamp = ts(7);
-  const big = writePmtiles(pyramid(6, 1500), {
-    tileType: 'png',
-    minZoom: 0,
-    maxZoom: 6,
-    bounds: [-125, 24, -66, 50],
-    center: [-96, 38, 4],
-    metadata: {},
-  });
+  const big = archiveOf(pyramid(6, 1500), 6, {});
   await upload(timestamp, big);
   await waitListedEverywhere(timestamp, 10_000);
   const upstream = stack.s3.upstream!;

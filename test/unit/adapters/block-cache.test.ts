@@ -12,20 +12,12 @@ import { createMemoryCatalog } from '../../../src/adapters/memory-catalog';
 import { createArchiveWarmer } from '../../../src/archive-warmer';
 import type { ArchiveBody, ArchiveMeta, ArchiveStore, ByteWindow } from '../../../src/domain/ports';
 import { decodeHeader } from '../../../src/pmtiles/header';
-import { writePmtiles } from '../../../src/pmtiles/writer';
 import { createSilentLogger } from '../../../src/logger';
-import { pyramid } from '../../fixtures/archives';
+import { archiveOf, pyramid } from '../../fixtures/archives';
 
 const TS = '202611221400';
 // Large enough for leaf directories and many blocks.
-const archive = writePmtiles(pyramid(7, 200), {
-  tileType: 'png',
-  minZoom: 0,
-  maxZoom: 7,
-  bounds: [-125, 24, -66, 50],
-  center: [-96, 38, 4],
-  metadata: {},
-});
+const archive = archiveOf(pyramid(7, 200), 7, {});
 const meta: ArchiveMeta = { timestamp: TS, size: archive.length, etag: '"e"', lastModified: new Date(0) };
 let dir: string;
 let inner: ArchiveStore;

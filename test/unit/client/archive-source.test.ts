@@ -7,22 +7,14 @@ import { createArchiveSource, archivePath } from '../../../src/client/archive-so
 import { RadarApiError } from '../../../src/client/errors';
 import { createRadarClient } from '../../../src/client/radar-client';
 import { createRadarTransport } from '../../../src/client/transport';
-import { writePmtiles } from '../../../src/pmtiles/writer';
-import { pyramid, tileBytes } from '../../fixtures/archives';
+import { archiveOf, pyramid, tileBytes } from '../../fixtures/archives';
 import { APPS, KEYS, startEmbeddedApi, type EmbeddedApi } from '../../harness/embedded-api';
 import { recordingFetch } from './recording-fetch';
 
 const TS = '202611221400';
 // Zooms 0..7 with small tiles: enough entries for leaf directories, so several ranges are read.
 const tiles = pyramid(7, 64);
-const archive = writePmtiles(tiles, {
-  tileType: 'png',
-  minZoom: 0,
-  maxZoom: 7,
-  bounds: [-125, 24, -66, 50],
-  center: [-96, 38, 4],
-  metadata: { timestamp: TS },
-});
+const archive = archiveOf(tiles, 7, { timestamp: TS });
 const credentials = { apiKey: KEYS.good, appId: APPS.web };
 let api: EmbeddedApi;
 
