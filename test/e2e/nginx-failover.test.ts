@@ -19,6 +19,7 @@ import {
   startEdge,
   type SpawnedReplica,
 } from '../harness/edge-stack';
+import { startMapClientLoad, type MapRequest } from '../harness/map-client-load';
 import { startProductionStack, STACK_APP, type ProductionStack } from '../harness/production-stack';
 import { waitUntil } from '../harness/redis-server';
 
@@ -49,10 +50,10 @@ async function establishedTo(ports: number[]): Promise<number> {
 }
 
 /** A map client's requests: the status, the header range, a tile range. */
-const mapRequests = [
-  { path: '/status.json', range: undefined },
-  { path: archivePath, range: 'bytes=0-16383' },
-  { path: archivePath, range: 'bytes=20000-20699' },
+const mapRequests: MapRequest[] = [
+  { kind: 'status', path: '/status.json' },
+  { kind: 'header', path: archivePath, range: 'bytes=0-16383' },
+  { kind: 'tile', path: archivePath, range: 'bytes=20000-20699' },
 ];
 
 beforeAll(async () => {
@@ -148,41 +149,23 @@ it('logs one request id on both sides, and the replica sees the client address (
 });
 
 it('loses no new request when a replica is SIGKILLed under load', async () => {
-  const started = Date.now();
-  const killAt = started + 1000;
-  const stopAt = started + 3000;
   let killedAt = Number.POSITIVE_INFINITY;
-  const outcomes: Array<{ start: number; status: number | string; ms: number }> = [];
-
   // Four map clients on their own addresses (per-IP limits apply per client), 25 requests/s each.
-  const client = async (n: number) => {
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
-    try {
-      for (let i = 0; Date.now() < stopAt; i++) {
-        const { path, range } = mapRequests[i % mapRequests.length]!;
-        const start = Date.now();
-        try {
-          const res = await edgeRequest(nginx.url, path, {
-            agent,
-            localAddress: `127.0.0.${20 + n}`,
-            headers: range ? { ...headers, Range: range } : headers,
-          });
-          outcomes.push({ start, status: res.status, ms: Date.now() - start });
-        } catch (err) {
-          outcomes.push({ start, status: (err as Error).message, ms: Date.now() - start });
-        }
-        await new Promise((r) => setTimeout(r, 40));
-      }
-    } finally {
-      agent.destroy();
-    }
-  };
+  const load = startMapClientLoad({
+    baseUrl: nginx.url,
+    headers,
+    clients: 4,
+    firstAddress: 20,
+    pauseMs: 40,
+    durationMs: 3000,
+    sequence: mapRequests,
+  });
   const killer = (async () => {
-    await new Promise((r) => setTimeout(r, killAt - Date.now()));
+    await new Promise((r) => setTimeout(r, 1000));
     killedAt = Date.now();
     replicas[1]!.process.child.kill('SIGKILL');
   })();
-  await Promise.all([0, 1, 2, 3].map(client).concat(killer));
+  const [outcomes] = await Promise.all([load.done, killer]);
 
   const after = outcomes.filter((o) => o.start >= killedAt);
   const failedAfter = after.filter((o) => o.status !== 200 && o.status !== 206);
