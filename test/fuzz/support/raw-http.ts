@@ -68,8 +68,12 @@ function dechunk(data: Buffer): Buffer | undefined {
   }
 }
 
-function tryComplete(data: Buffer, method: string): RawHttpResponse | undefined {
-  let from = 0;
+/** Parses one final response starting at `from`; undefined while incomplete. */
+function parseOne(
+  data: Buffer,
+  from: number,
+  method: string,
+): { response: RawHttpResponse; end: number } | undefined {
   for (;;) {
     const head = parseHead(data, from);
     if (!head) return undefined;
@@ -83,22 +87,90 @@ function tryComplete(data: Buffer, method: string): RawHttpResponse | undefined 
     const bodiless = method === 'HEAD' || head.status === 204 || head.status === 304;
     const chunked = /chunked/i.test(header('transfer-encoding') ?? '');
     let body: Buffer | undefined;
+    let end = head.bodyStart;
     if (bodiless) body = Buffer.alloc(0);
-    else if (chunked) body = dechunk(rest);
-    else if (header('content-length') !== undefined) {
+    else if (chunked) {
+      body = dechunk(rest);
+      end = data.length; // chunked answers are only read to the end of what arrived
+    } else if (header('content-length') !== undefined) {
       const length = Number(header('content-length'));
       body = rest.length >= length ? rest.subarray(0, length) : undefined;
+      end = head.bodyStart + length;
     }
     if (body === undefined) return undefined;
     return {
-      status: head.status,
-      reason: head.reason,
-      headerLines: head.headerLines,
-      header,
-      body,
-      chunked,
+      response: {
+        status: head.status,
+        reason: head.reason,
+        headerLines: head.headerLines,
+        header,
+        body,
+        chunked,
+      },
+      end,
     };
   }
+}
+
+function tryComplete(data: Buffer, method: string): RawHttpResponse | undefined {
+  return parseOne(data, 0, method)?.response;
+}
+
+/**
+ * Writes `chunks` on one keep-alive connection (a pause between chunks, so a request may be
+ * split across TCP segments) and reads responses until one per entry of `methods` arrived,
+ * the server closed, or the timeout. `extra` is any byte that came after the last response.
+ */
+export function rawPipeline(
+  port: number,
+  chunks: readonly Buffer[],
+  methods: readonly string[],
+  options: { timeoutMs?: number; pauseMs?: number } = {},
+): Promise<{ responses: RawHttpResponse[]; extra: Buffer; closed: boolean; timedOut: boolean }> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let received = Buffer.alloc(0);
+    let settled = false;
+    const parseAll = () => {
+      const responses: RawHttpResponse[] = [];
+      let at = 0;
+      while (responses.length < methods.length) {
+        const one = parseOne(received, at, methods[responses.length]!.toUpperCase());
+        if (!one) break;
+        responses.push(one.response);
+        at = one.end;
+      }
+      return { responses, extra: received.subarray(at) };
+    };
+    const finish = (closed: boolean, timedOut: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ ...parseAll(), closed, timedOut });
+    };
+    const timer = setTimeout(() => finish(false, true), options.timeoutMs ?? 5000);
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      try {
+        const { responses, extra } = parseAll();
+        // Wait a moment after the last expected response for anything unexpected.
+        if (responses.length === methods.length)
+          setTimeout(() => finish(false, false), extra.length > 0 ? 0 : 15);
+      } catch {
+        finish(false, false);
+      }
+    });
+    socket.on('close', () => finish(true, false));
+    socket.on('error', () => finish(true, false));
+    void (async () => {
+      for (const chunk of chunks) {
+        if (socket.destroyed) return;
+        socket.write(chunk);
+        if (options.pauseMs) await new Promise((r) => setTimeout(r, options.pauseMs));
+      }
+    })();
+  });
 }
 
 /**
