@@ -69,7 +69,7 @@ export async function startApiServer(config: Config, logger: Logger): Promise<Ru
     onRateDecision: (allowed, limit) =>
       apiMetrics.rateLimitDecisions.inc({ decision: allowed ? 'allowed' : 'limited', tier: String(limit) }),
   });
-  const server = createHttpServer(app);
+  const server = createHttpServer(app, { requestTimeoutMs: config.requestTimeoutS * 1000 });
 
   const admin = createAdminServer({
     readiness: () => {

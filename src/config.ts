@@ -46,6 +46,7 @@ const schema = z.object({
   RADAR_INGEST_POLL_S: positiveInt.default(5),
   RADAR_TRUST_PROXY: boolFlag.default(false),
   RADAR_CACHE_MB: z.coerce.number().int().min(0).max(65536).default(64),
+  RADAR_REQUEST_TIMEOUT_S: positiveInt.default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -91,6 +92,8 @@ export interface Config {
   readonly resyncS: number;
   /** Period of the ingest worker's bucket listing (the reconciliation pass). */
   readonly ingestPollS: number;
+  /** Longest time a client may take to send its request before it is cut off. */
+  readonly requestTimeoutS: number;
   /** Hot archive block cache size per replica, MiB (0 disables it). */
   readonly cacheMb: number;
   /** Behind exactly one reverse proxy (nginx): take the client address from X-Forwarded-For. */
@@ -179,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     ingestPollS: e.RADAR_INGEST_POLL_S,
     trustProxy: e.RADAR_TRUST_PROXY,
     cacheMb: e.RADAR_CACHE_MB,
+    requestTimeoutS: e.RADAR_REQUEST_TIMEOUT_S,
     logLevel: e.LOG_LEVEL,
   });
 }

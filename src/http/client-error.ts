@@ -7,6 +7,7 @@ import type { Socket } from 'node:net';
 
 const REASONS: Record<number, string> = {
   400: 'Bad Request',
+  405: 'Method Not Allowed',
   408: 'Request Timeout',
   431: 'Request Header Fields Too Large',
 };
@@ -17,19 +18,27 @@ function statusFor(code: string | undefined): number {
   return 400;
 }
 
-/** The raw HTTP/1.1 response for a parser error code. */
-export function clientErrorResponse(code: string | undefined): string {
-  const status = statusFor(code);
-  const message = REASONS[status]!;
+/** A complete raw HTTP/1.1 error response (error record, nosniff, connection closed). */
+export function rawErrorResponse(status: number, headers: Record<string, string> = {}): string {
+  const message = REASONS[status] ?? 'Bad Request';
   const body = JSON.stringify({ error: { code: status, message } });
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   return (
     `HTTP/1.1 ${status} ${message}\r\n` +
     'Content-Type: application/json\r\n' +
     `Content-Length: ${Buffer.byteLength(body)}\r\n` +
     'X-Content-Type-Options: nosniff\r\n' +
+    extra +
     'Connection: close\r\n\r\n' +
     body
   );
+}
+
+/** The raw HTTP/1.1 response for a parser error code. */
+export function clientErrorResponse(code: string | undefined): string {
+  return rawErrorResponse(statusFor(code));
 }
 
 /** The `clientError` listener for an http.Server. */
