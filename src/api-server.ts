@@ -75,7 +75,10 @@ export async function startApiServer(config: Config, logger: Logger): Promise<Ru
     readiness: () => {
       if (shuttingDown) return { ready: false, reason: 'shutting down' };
       if (!started) return { ready: false, reason: 'starting' };
-      if (!deps.probe.reachable()) return { ready: false, reason: 'archive store unreachable' };
+      // The store must have answered once; a later outage shows as `healthy: false` and 503s
+      // for archives but keeps the replica ready: it hits every replica alike, and taking all of
+      // them out of the load balancer would also take /status.json down.
+      if (!deps.probe.everReachable()) return { ready: false, reason: 'archive store not reached yet' };
       return { ready: true };
     },
     metrics: async () => {

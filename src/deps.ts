@@ -330,6 +330,8 @@ export function wireIngest(config: Config, logger: Logger, owner: string, metric
     leaseRenewMs: leaseTtlMs / 3,
     onLeadershipChange: (leader) => metrics?.leader.set(leader ? 1 : 0),
   });
+  // After a Redis restart the index may be empty: take the lease back and reconcile at once.
+  redis.client.on('ready', () => worker.retake());
   const services: Service[] = [
     {
       name: 'ingest-worker',

@@ -19,13 +19,24 @@ export interface ShutdownPlan {
   readonly closers: ReadonlyArray<() => Promise<void>>;
 }
 
+/**
+ * Stops accepting, then closes each keep-alive connection as soon as its in-flight response
+ * is done: responses started from now on say `Connection: close`, and idle sockets are closed
+ * as they appear (a proxy keeps reusing a keep-alive socket otherwise, holding the drain open
+ * until the deadline). Whatever is still open at `drainMs` is cut.
+ */
 function closeServer(server: http.Server, drainMs: number): Promise<void> {
   return new Promise((resolve) => {
     if (!server.listening) return resolve();
-    const timer = setTimeout(() => server.closeAllConnections(), drainMs);
-    timer.unref();
+    server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+      if (!res.headersSent) res.setHeader('Connection', 'close');
+    });
+    const sweeper = setInterval(() => server.closeIdleConnections(), 50);
+    const deadline = setTimeout(() => server.closeAllConnections(), drainMs);
+    deadline.unref();
     server.close(() => {
-      clearTimeout(timer);
+      clearInterval(sweeper);
+      clearTimeout(deadline);
       resolve();
     });
     server.closeIdleConnections();

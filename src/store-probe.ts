@@ -7,6 +7,8 @@ import type { Logger } from './logger';
 
 export interface StoreProbe {
   reachable(): boolean;
+  /** Whether any probe has succeeded since start (readiness at start-up). */
+  everReachable(): boolean;
   /** Probes now; resolves with the result. */
   check(): Promise<boolean>;
   start(): void;
@@ -21,6 +23,7 @@ export function createStoreProbe(
   const intervalMs = options.intervalMs ?? 10_000;
   const timeoutMs = options.timeoutMs ?? 2_000;
   let ok = true;
+  let everOk = false;
   let timer: NodeJS.Timeout | undefined;
 
   const check = async () => {
@@ -32,6 +35,7 @@ export function createStoreProbe(
       await Promise.race([store.probe(), expired]);
       if (!ok) logger.info('archive store reachable again');
       ok = true;
+      everOk = true;
     } catch (err) {
       if (ok) logger.warn({ err: (err as Error).message }, 'archive store probe failed');
       ok = false;
@@ -43,6 +47,7 @@ export function createStoreProbe(
 
   return {
     reachable: () => ok,
+    everReachable: () => everOk,
     check,
     start() {
       timer = setInterval(() => void check(), intervalMs);

@@ -7,8 +7,10 @@
  *
  * Outage policy: while Redis does not answer, the last good snapshot keeps serving and
  * `inSync()` turns false (so `healthy` does too). When Redis answers with an empty index
- * (restarted without data), the empty index is accepted: it is the truth now, and the ingest
- * reconciliation rebuilds it from the bucket within its poll period.
+ * although this replica knows archives (Redis restarted without data, or flushed), that is
+ * data loss rather than news: the last good snapshot keeps serving, out of sync, until the
+ * ingest reconciliation has rebuilt the index from the bucket. (Retention removes timestamps
+ * through prune events, never by emptying the index behind the replicas' backs.)
  */
 import { createSnapshot, EMPTY_SNAPSHOT } from '../domain/catalog-snapshot';
 import type { ArchiveMeta, CatalogReader, CatalogSnapshot, CatalogWriter } from '../domain/ports';
@@ -75,6 +77,8 @@ export function createRedisCatalog(options: RedisCatalogOptions): RedisCatalog {
   let lastResyncOkAt = -Infinity;
   let lastResyncOk = false;
   let failing = false;
+  /** The index was found empty while this replica still knew archives (see loadOnce). */
+  let emptied = false;
   /** Events received while a resync reads the index, replayed on top of what it read. */
   let replay: CatalogEvent[] | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -107,6 +111,17 @@ export function createRedisCatalog(options: RedisCatalogOptions): RedisCatalog {
     try {
       const loaded = new Map((await index.load()).map((m) => [m.timestamp, m] as const));
       for (const event of replay) applyEvent(loaded, event);
+      if (loaded.size === 0 && metas.size > 0) {
+        // An index that vanished without prune events is data loss (Redis restarted empty or
+        // flushed), not "nothing is published": keep serving the last good snapshot, out of
+        // sync, until ingest reconciliation rebuilds the index from the bucket.
+        if (!emptied) logger.warn({ kept: metas.size }, 'catalog index is empty; serving the last good snapshot until it is rebuilt');
+        emptied = true;
+        lastResyncOk = false;
+        return;
+      }
+      if (emptied) logger.info({ timestamps: loaded.size }, 'catalog index rebuilt');
+      emptied = false;
       metas = loaded;
       commit();
       lastResyncOkAt = now();

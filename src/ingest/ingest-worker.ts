@@ -13,6 +13,11 @@ export interface IngestWorker {
   start(): Promise<void>;
   /** Called by the notification watcher when an object appears. */
   notify(): void;
+  /**
+   * Tries for the lease now (and reconciles when it is taken), instead of at the next renewal:
+   * called when the Redis connection comes back, so an emptied index is rebuilt at once.
+   */
+  retake(): void;
   isLeader(): boolean;
   /** Seconds since the last successful cycle, for readiness and metrics. */
   lastSuccessAgeS(): number;
@@ -36,6 +41,7 @@ export function createIngestWorker(options: IngestWorkerOptions): IngestWorker {
   let leader = false;
   let lastSuccess = 0;
   let stopped = false;
+  let started = false;
   const timers: NodeJS.Timeout[] = [];
 
   const runner = createSerialTrigger(
@@ -66,12 +72,17 @@ export function createIngestWorker(options: IngestWorkerOptions): IngestWorker {
 
   return {
     async start() {
+      started = true;
       await renew();
       timers.push(setInterval(() => void renew(), options.leaseRenewMs));
       timers.push(setInterval(() => runner.trigger(), options.pollMs));
       await runner.idle();
     },
     notify: () => runner.trigger(),
+    retake() {
+      if (!started || stopped) return;
+      void renew().then(() => runner.trigger());
+    },
     isLeader: () => leader,
     lastSuccessAgeS: () => (lastSuccess === 0 ? Number.POSITIVE_INFINITY : (now() - lastSuccess) / 1000),
     async stop() {
