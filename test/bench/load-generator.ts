@@ -19,6 +19,8 @@ function send(message: FromGenerator): void {
 type AutocannonClient = {
   setRequests(requests: autocannon.Request[]): void;
   parser: Record<number, unknown> & { constructor: { kOnBody: number } };
+  pipelinedRequests: { clear(): void };
+  _connect(): void;
 };
 
 function run(job: LoadJob): Promise<LoadResult> {
@@ -60,6 +62,16 @@ function run(job: LoadJob): Promise<LoadResult> {
           queueMicrotask(() => {
             c.parser[c.parser.constructor.kOnBody] = () => {};
           });
+          // When the server ends a keep-alive connection (nginx: keepalive_requests 1000),
+          // autocannon reconnects but keeps the request already written to the dead socket in
+          // its in-flight queue, so from then on every response is matched with the request
+          // before it and latency grows by one round trip per reconnect. Forget the lost
+          // request on every (re)connect.
+          const connect = c._connect;
+          c._connect = function (this: AutocannonClient) {
+            this.pipelinedRequests.clear();
+            connect.call(this);
+          };
         },
       },
       (err, result) => {

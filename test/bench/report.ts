@@ -32,6 +32,8 @@ export const HEADER = [
   'p99.9 ms',
   'MB/s',
   'errors',
+  'server CPU µs/req',
+  'other load (cores)',
   'peak RSS MiB',
   'CPU cores',
 ];
@@ -180,7 +182,7 @@ export function benchmarksMarkdown(
   lines.push(
     [
       '- `status-200` / `status-304`: `GET /status.json`, without and with `If-None-Match`. Baseline: `node:http (memory)`, a bare `node:http` server answering the same bytes (captured from a replica) from memory.',
-      `- \`hot-range\`: 16 KiB \`Range\` reads at 64 fixed offsets of the newest archive. Baselines: node:http (memory), nginx static.`,
+      `- \`hot-range\`: 16 KiB \`Range\` reads at 64 fixed offsets of the newest archive. Baselines: node:http (memory), nginx static. \`hot-range, 1 connection\` repeats it with one connection: the latency each path adds to a single request, without queueing.`,
       `- \`map-client\`: ${s.mapClients} virtual clients, each a different view (5 x 4 tiles at zoom 5-7 over radar echoes) animating the newest ${s.loopFrames} frames; the requests are exactly the \`getBytes\` calls of the \`pmtiles\` JS reader on those archives (16 KiB header + root directory per frame, then one range per existing tile: ${s.mapPlan}). Baseline: \`nginx static\`, nginx serving the same files from disk with no auth (the machine limit).`,
       '- `cold-range`: 16 KiB reads, one connection (latency without queueing). Two ways to be cold: replicas started with `RADAR_CACHE_MB=0` (random offsets across all retained archives, every read goes to the store), and a fresh replica with the cache on reading exactly one window per 64 KiB cache block of the 20 archives the publish warmer does not touch (every read is a block miss; warmed up first on the blocks of the 10 newest archives). Baseline: `S3 endpoint (direct)`, random windows read directly from the S3 endpoint.',
       `- \`full-archive\`: whole-archive GETs round-robin over all retained archives, ${s.archiveConnections} connections, with the cache on (the archives are smaller than the largest cached window, so they come from memory) and with \`RADAR_CACHE_MB=0\` (streamed from the store). Baseline: \`node:http streaming from S3\`, a bare server piping the same object from the same endpoint.`,

@@ -68,7 +68,7 @@ describe('evaluateTargets', () => {
     expect(byName.get('cold-range direct, cache off')?.met).toBe(true);
     expect(byName.get('scale status-304')?.value).toBeCloseTo(5000 / 4700);
     expect(byName.get('scale status-304')?.met).toBe(true);
-    expect(byName.get('RSS api-1 after map-client (nginx)')).toMatchObject({
+    expect(byName.get('RSS api-1 after map-client · nginx + 2 replicas')).toMatchObject({
       value: 300,
       limit: 214,
       met: false,

@@ -55,12 +55,16 @@ export async function hotRangeScenario({
   frames,
 }: ScenarioContext): Promise<void> {
   const { node, nginxStatic, direct: api, edge } = topo.endpoints;
-  const load = {
-    sequences: [hotWindows(frames[0]!, 64)],
-    expect: [206],
-    connections: opts.connections,
-  };
+  const sequences = [hotWindows(frames[0]!, 64)];
+  const load = { sequences, expect: [206], connections: opts.connections };
   for (const e of [node, nginxStatic, api, edge]) await runner.measure('hot-range', e, load);
+  if (opts.extras) {
+    // Latency without queueing: what each hop adds to one request.
+    const one = { sequences, expect: [206], connections: 1 };
+    for (const e of [node, nginxStatic, api, edge]) {
+      await runner.measure('hot-range, 1 connection', e, one);
+    }
+  }
 }
 
 /** Plans of the virtual map clients (shared by map-client, log-info and scale). */
