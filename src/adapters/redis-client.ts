@@ -111,7 +111,14 @@ export function planRedisConnection(
     reconnectOnError: reconnectOnReadOnly,
     // How long a closing socket may linger before it is destroyed (shutdown stays quick).
     disconnectTimeout: 500,
-    ...(purpose.kind === 'command' ? { commandTimeout: purpose.commandTimeoutMs } : {}),
+    ...(purpose.kind === 'command'
+      ? {
+          commandTimeout: purpose.commandTimeoutMs,
+          // Every request consults the limiter: commands issued in the same tick share one
+          // socket write instead of a syscall each (measured: ~20% of a replica's CPU).
+          enableAutoPipelining: true,
+        }
+      : {}),
   };
   const auth = (t: RedisAuth) => ({
     ...(t.username !== undefined ? { username: t.username } : {}),
@@ -152,6 +159,7 @@ export function planRedisConnection(
         nodes: target.nodes.map((n) => ({ host: n.host, port: n.port })),
         options: {
           enableOfflineQueue: !command,
+          enableAutoPipelining: command,
           clusterRetryStrategy: retry,
           slotsRefreshTimeout: Math.max(
             1000,
