@@ -20,7 +20,26 @@ function routeOf(ctx: Context): string {
   return typeof matched === 'string' ? matched : UNMATCHED_ROUTE;
 }
 
+/** Per-series metric handles, so a request costs no label hashing (bounded: route × method × status). */
+function createSeriesCache(metrics: ApiMetrics) {
+  const series = new Map<string, { count: () => void; observe: (s: number) => void; bytes: (n: number) => void }>();
+  return (route: string, method: string, status: string) => {
+    const key = `${route} ${method} ${status}`;
+    let handles = series.get(key);
+    if (!handles) {
+      const labels = { route, method, status };
+      const requests = metrics.httpRequests.labels(labels);
+      const duration = metrics.httpDuration.labels(labels);
+      const bytes = metrics.httpResponseBytes.labels(labels);
+      handles = { count: () => requests.inc(), observe: (s) => duration.observe(s), bytes: (n) => bytes.inc(n) };
+      series.set(key, handles);
+    }
+    return handles;
+  };
+}
+
 export function requestLog(logger: Logger, metrics?: ApiMetrics): Middleware {
+  const seriesFor = metrics ? createSeriesCache(metrics) : undefined;
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
     const incoming = ctx.get('X-Request-Id');
@@ -35,10 +54,11 @@ export function requestLog(logger: Logger, metrics?: ApiMetrics): Middleware {
       const status = ctx.res.writableFinished ? ctx.status : 499; // 499: client went away
       const bytes = ctx.method === 'HEAD' || status === 304 || status === 204 ? 0 : Number(ctx.response.length ?? 0);
       const sent = ctx.res.writableFinished ? bytes : Math.max(0, ctx.res.socket?.bytesWritten ?? 0);
-      const labels = { route, method: ctx.method, status: String(status) };
-      metrics?.httpRequests.inc(labels);
-      metrics?.httpDuration.observe(labels, seconds);
-      metrics?.httpResponseBytes.inc(labels, ctx.res.writableFinished ? bytes : 0);
+      const series = seriesFor?.(route, ctx.method, String(status));
+      series?.count();
+      series?.observe(seconds);
+      series?.bytes(ctx.res.writableFinished ? bytes : 0);
+      if (!logger.isLevelEnabled('info')) return;
       const caller = ctx.state.caller as Caller | undefined;
       logger.info(
         {
