@@ -26,6 +26,7 @@ type AutocannonClient = {
 function run(job: LoadJob): Promise<LoadResult> {
   const latency = createHistogram({ lowest: 1, highest: 120_000_000, figures: 3 });
   const statusCounts: Record<string, number> = {};
+  const errorCodes: Record<string, number> = {};
   let responses = 0;
   let bytes = 0;
   let clientIndex = 0;
@@ -99,10 +100,15 @@ function run(job: LoadJob): Promise<LoadResult> {
           statusCounts,
           errors: unexpected + result.errors + result.timeouts,
           socketErrors: result.errors,
+          errorCodes,
           timeouts: result.timeouts,
         });
       },
     );
+    instance.on('reqError', (err: NodeJS.ErrnoException) => {
+      const code = err.code ?? err.message;
+      errorCodes[code] = (errorCodes[code] ?? 0) + 1;
+    });
     instance.on(
       'response',
       (_client, statusCode: number, resBytes: number, responseTimeMs: number) => {

@@ -55,6 +55,8 @@ export interface LoadResult {
   /** Responses with an unexpected status plus socket errors and timeouts. */
   readonly errors: number;
   readonly socketErrors: number;
+  /** Socket errors by code (ECONNRESET, ...). */
+  readonly errorCodes?: Readonly<Record<string, number>>;
   readonly timeouts: number;
 }
 

@@ -103,7 +103,7 @@ export function observations(results: BenchResults): string[] {
   const failed = results.runs.filter((r) => r.result.errors > 0);
   for (const r of failed) {
     out.push(
-      `${r.id}: ${r.result.errors} errors (statuses ${JSON.stringify(r.result.statusCounts)}, socket errors ${r.result.socketErrors}, timeouts ${r.result.timeouts}).`,
+      `${r.id}: ${r.result.errors} errors (statuses ${JSON.stringify(r.result.statusCounts)}, socket errors ${r.result.socketErrors}${r.result.errorCodes ? ` ${JSON.stringify(r.result.errorCodes)}` : ''}, timeouts ${r.result.timeouts}).`,
     );
   }
   return out;
