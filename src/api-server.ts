@@ -40,7 +40,9 @@ export async function startApiServer(config: Config, logger: Logger): Promise<Ru
     {
       embedded: config.embedded,
       redis: config.redisUrl !== undefined,
-      s3: config.s3 ? { endpoint: config.s3.endpoint, bucket: config.s3.bucket, prefix: config.s3.prefix } : undefined,
+      s3: config.s3
+        ? { endpoint: config.s3.endpoint, bucket: config.s3.bucket, prefix: config.s3.prefix }
+        : undefined,
       keysFile: config.keysFile,
       rateLimit: config.rateLimit,
       rateWindowS: config.rateWindowS,
@@ -67,7 +69,10 @@ export async function startApiServer(config: Config, logger: Logger): Promise<Ru
     extraRoutes: createViewerRoutes({ demo: deps.demo }),
     onAuthFailure: (reason) => apiMetrics.authFailures.inc({ reason }),
     onRateDecision: (allowed, limit) =>
-      apiMetrics.rateLimitDecisions.inc({ decision: allowed ? 'allowed' : 'limited', tier: String(limit) }),
+      apiMetrics.rateLimitDecisions.inc({
+        decision: allowed ? 'allowed' : 'limited',
+        tier: String(limit),
+      }),
   });
   const server = createHttpServer(app, { requestTimeoutMs: config.requestTimeoutS * 1000 });
 
@@ -78,7 +83,8 @@ export async function startApiServer(config: Config, logger: Logger): Promise<Ru
       // The store must have answered once; a later outage shows as `healthy: false` and 503s
       // for archives but keeps the replica ready: it hits every replica alike, and taking all of
       // them out of the load balancer would also take /status.json down.
-      if (!deps.probe.everReachable()) return { ready: false, reason: 'archive store not reached yet' };
+      if (!deps.probe.everReachable())
+        return { ready: false, reason: 'archive store not reached yet' };
       return { ready: true };
     },
     metrics: async () => {

@@ -45,7 +45,10 @@ export function createArchiveWarmer(options: {
   };
 
   const onChange = () => {
-    const newest = catalog.current().timestamps.slice(0, frames).filter((t) => !warmed.has(t));
+    const newest = catalog
+      .current()
+      .timestamps.slice(0, frames)
+      .filter((t) => !warmed.has(t));
     for (const timestamp of newest) warmed.add(timestamp);
     if (warmed.size > 4 * frames) {
       const keep = new Set(catalog.current().timestamps.slice(0, frames));
@@ -54,7 +57,10 @@ export function createArchiveWarmer(options: {
     pending = pending.then(async () => {
       for (const timestamp of newest) {
         await warmOne(timestamp).catch((err: unknown) =>
-          logger.debug({ timestamp, err: (err as Error).message }, 'cache warm-up failed; served cold'),
+          logger.debug(
+            { timestamp, err: (err as Error).message },
+            'cache warm-up failed; served cold',
+          ),
         );
       }
     });

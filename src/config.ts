@@ -6,9 +6,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 
-const boolFlag = z
-  .enum(['0', '1', 'true', 'false'])
-  .transform((v) => v === '1' || v === 'true');
+const boolFlag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 const optionalText = z
@@ -79,7 +77,11 @@ export interface Config {
   readonly staleAfterS: number;
   readonly retentionS: number;
   readonly simulate: boolean;
-  readonly simulator: { readonly backfill: number; readonly cadenceS: number; readonly maxZoom: number };
+  readonly simulator: {
+    readonly backfill: number;
+    readonly cadenceS: number;
+    readonly maxZoom: number;
+  };
   /** `['*']` or explicit origins. */
   readonly corsOrigins: readonly string[];
   readonly drainS: number;
@@ -128,7 +130,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     problems.push('S3_ENDPOINT: must be an http(s) URL such as http://minio:9000');
   }
   if (e.REDIS_URL !== undefined && !/^rediss?(\+sentinel|\+cluster)?:\/\/./.test(e.REDIS_URL)) {
-    problems.push('REDIS_URL: must start with redis://, rediss://, redis+sentinel:// or redis+cluster://');
+    problems.push(
+      'REDIS_URL: must start with redis://, rediss://, redis+sentinel:// or redis+cluster://',
+    );
   }
   if (e.PORT !== 0 && e.PORT === e.ADMIN_PORT) {
     problems.push('PORT and ADMIN_PORT must differ');

@@ -125,7 +125,12 @@ function connectS3(config: Config): S3Client | undefined {
 
 function archiveSource(config: Config, s3: S3Client | undefined): ArchiveSource {
   return s3 && config.s3
-    ? createS3ArchiveSource({ client: s3, bucket: config.s3.bucket, prefix: config.s3.prefix, timeoutMs: config.s3TimeoutMs })
+    ? createS3ArchiveSource({
+        client: s3,
+        bucket: config.s3.bucket,
+        prefix: config.s3.prefix,
+        timeoutMs: config.s3TimeoutMs,
+      })
     : createFsArchiveSource(config.dataDir);
 }
 
@@ -168,7 +173,13 @@ function inProcessIngest(
   logger: Logger,
   events: IngestEvents,
 ): Service {
-  const cycle = createIngestCycle({ source, catalog, logger, retentionS: config.retentionS, ...events });
+  const cycle = createIngestCycle({
+    source,
+    catalog,
+    logger,
+    retentionS: config.retentionS,
+    ...events,
+  });
   if (!config.s3) {
     const watcher = createDirectoryWatcher({ dir: config.dataDir, cycle, logger });
     return { name: 'ingest', start: () => watcher.start(), stop: () => watcher.stop() };
@@ -184,7 +195,11 @@ function inProcessIngest(
 }
 
 /** Wires an API process from the configuration. */
-export async function wireApi(config: Config, logger: Logger, metrics: ProcessMetrics = {}): Promise<ApiDependencies> {
+export async function wireApi(
+  config: Config,
+  logger: Logger,
+  metrics: ProcessMetrics = {},
+): Promise<ApiDependencies> {
   const redis = config.redisUrl ? connectRedis(config.redisUrl, config, logger, 'api') : undefined;
   const s3 = connectS3(config);
   const services: Service[] = [];
@@ -194,7 +209,9 @@ export async function wireApi(config: Config, logger: Logger, metrics: ProcessMe
   if (!config.s3) await fs.mkdir(config.dataDir, { recursive: true });
   if (config.embedded && config.keysFile) demo = await ensureDemoCredentials(config.keysFile);
   if (config.keysFile !== undefined && !(await fs.stat(config.keysFile).catch(() => undefined))) {
-    throw new Error(`key file ${config.keysFile} does not exist (RADAR_KEYS_FILE); create it with npm run keys`);
+    throw new Error(
+      `key file ${config.keysFile} does not exist (RADAR_KEYS_FILE); create it with npm run keys`,
+    );
   }
 
   const s3Store =
@@ -225,7 +242,11 @@ export async function wireApi(config: Config, logger: Logger, metrics: ProcessMe
       resyncMs: config.resyncS * 1000,
     });
     catalog = redisCatalog;
-    services.push({ name: 'catalog', start: () => redisCatalog.start(), stop: () => redisCatalog.stop() });
+    services.push({
+      name: 'catalog',
+      start: () => redisCatalog.start(),
+      stop: () => redisCatalog.stop(),
+    });
   } else {
     const memoryCatalog = createMemoryCatalog();
     catalog = memoryCatalog;
@@ -253,14 +274,22 @@ export async function wireApi(config: Config, logger: Logger, metrics: ProcessMe
   closers.push(() => keys.close());
 
   const redisLimiter = redis
-    ? createRedisRateLimiter({ client: redis.client, windowS: config.rateWindowS, logger: logger.child({ component: 'limiter' }) })
+    ? createRedisRateLimiter({
+        client: redis.client,
+        windowS: config.rateWindowS,
+        logger: logger.child({ component: 'limiter' }),
+      })
     : undefined;
   const limiter: RateLimiter = redisLimiter ?? createMemoryRateLimiter(config.rateWindowS);
 
   const probe = createStoreProbe(store, logger);
   if (config.cacheMb > 0) {
     const warmer = createArchiveWarmer({ catalog, cache: store, logger });
-    services.push({ name: 'cache-warmer', start: async () => warmer.start(), stop: async () => warmer.stop() });
+    services.push({
+      name: 'cache-warmer',
+      start: async () => warmer.start(),
+      stop: async () => warmer.stop(),
+    });
   }
   services.unshift({
     name: 'store-probe',
@@ -272,7 +301,11 @@ export async function wireApi(config: Config, logger: Logger, metrics: ProcessMe
   });
   if (config.simulate) services.push(simulatorService(config, frameSink(config, s3), logger));
 
-  const healthy = createHealthCheck({ catalog, storeReachable: probe.reachable, staleAfterS: config.staleAfterS });
+  const healthy = createHealthCheck({
+    catalog,
+    storeReachable: probe.reachable,
+    staleAfterS: config.staleAfterS,
+  });
   closers.push(() => store.close());
   if (s3) closers.push(async () => s3.close());
   if (redis) closers.push(() => redis.close());
@@ -304,8 +337,14 @@ export interface IngestDependencies {
 }
 
 /** Wires the ingest worker (`npm run ingest`): needs Redis; reads S3 or the data directory. */
-export function wireIngest(config: Config, logger: Logger, owner: string, metrics?: IngestMetrics): IngestDependencies {
-  if (!config.redisUrl) throw new Error('the ingest worker needs REDIS_URL (embedded mode ingests in-process)');
+export function wireIngest(
+  config: Config,
+  logger: Logger,
+  owner: string,
+  metrics?: IngestMetrics,
+): IngestDependencies {
+  if (!config.redisUrl)
+    throw new Error('the ingest worker needs REDIS_URL (embedded mode ingests in-process)');
   const redis = connectRedis(config.redisUrl, config, logger, 'ingest');
   const s3 = connectS3(config);
   const catalog = createRedisCatalog({
@@ -324,7 +363,12 @@ export function wireIngest(config: Config, logger: Logger, owner: string, metric
   const leaseTtlMs = 15_000;
   const worker = createIngestWorker({
     cycle,
-    lease: createRedisLeaderLease({ client: redis.client, key: INGEST_LEADER_KEY, owner, ttlMs: leaseTtlMs }),
+    lease: createRedisLeaderLease({
+      client: redis.client,
+      key: INGEST_LEADER_KEY,
+      owner,
+      ttlMs: leaseTtlMs,
+    }),
     logger,
     pollMs: config.ingestPollS * 1000,
     leaseRenewMs: leaseTtlMs / 3,

@@ -12,7 +12,11 @@ export abstract class HttpError extends Error {
   /** Extra response headers the status requires (e.g. `Allow`, `WWW-Authenticate`). */
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(message: string, headers: Record<string, string> = {}, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    headers: Record<string, string> = {},
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.headers = headers;
     this.name = new.target.name;

@@ -29,7 +29,11 @@ export async function startIngestServer(config: Config, logger: Logger): Promise
   let started = false;
   const admin = createAdminServer({
     readiness: () =>
-      shuttingDown ? { ready: false, reason: 'shutting down' } : started ? { ready: true } : { ready: false, reason: 'starting' },
+      shuttingDown
+        ? { ready: false, reason: 'shutting down' }
+        : started
+          ? { ready: true }
+          : { ready: false, reason: 'starting' },
     metrics: async () => {
       const age = deps.worker.lastSuccessAgeS();
       metrics.lastSuccessAge.set(Number.isFinite(age) ? age : -1);

@@ -22,7 +22,8 @@ export function instrumentArchiveStore(store: ArchiveStore, metrics: ApiMetrics)
     }
   };
   return {
-    openRange: (meta, window, signal) => timed('get_range', () => store.openRange(meta, window, signal)),
+    openRange: (meta, window, signal) =>
+      timed('get_range', () => store.openRange(meta, window, signal)),
     probe: () => timed('probe', () => store.probe()),
     close: () => store.close(),
   };
@@ -47,7 +48,9 @@ export function refreshApiGauges(metrics: ApiMetrics, state: ScrapeState): void 
   const latest = snapshot.timestamps[0];
   const latestMs = latest === undefined ? undefined : parseTimestamp(latest);
   // No data at all reads as infinitely stale, which is what the staleness alert should see.
-  metrics.latestAge.set(latestMs === undefined ? Number.POSITIVE_INFINITY : (now() - latestMs) / 1000);
+  metrics.latestAge.set(
+    latestMs === undefined ? Number.POSITIVE_INFINITY : (now() - latestMs) / 1000,
+  );
   metrics.catalogInSync.set(state.catalog.inSync() ? 1 : 0);
   const syncAge = state.catalog.syncAgeS();
   metrics.catalogResyncAge.set(Number.isFinite(syncAge) ? syncAge : -1);

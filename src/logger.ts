@@ -12,7 +12,10 @@ export function createLogger(level: string, base: Record<string, unknown> = {}):
     level,
     base: { pid: process.pid, ...base },
     timestamp: pino.stdTimeFunctions.isoTime,
-    redact: { paths: ['apiKey', '*.apiKey', 'req.headers.authorization', 'req.headers["x-app"]'], remove: true },
+    redact: {
+      paths: ['apiKey', '*.apiKey', 'req.headers.authorization', 'req.headers["x-app"]'],
+      remove: true,
+    },
   });
 }
 

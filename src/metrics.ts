@@ -6,7 +6,9 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Latency buckets from sub-millisecond cache hits to multi-second archive downloads. */
-const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const LATENCY_BUCKETS = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+];
 
 /** A fresh registry with the default process metrics (CPU, memory, event loop lag, GC). */
 export function createRegistry(labels: Record<string, string> = {}): Registry {
@@ -15,7 +17,11 @@ export function createRegistry(labels: Record<string, string> = {}): Registry {
   collectDefaultMetrics({ register: registry });
   // prom-client names these gauges `_total`, which Prometheus reserves for counters
   // (`promtool check metrics` rejects them); the per-type `nodejs_active_*` gauges remain.
-  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+  for (const name of [
+    'nodejs_active_handles_total',
+    'nodejs_active_requests_total',
+    'nodejs_active_resources_total',
+  ]) {
     registry.removeSingleMetric(name);
   }
   return registry;
@@ -174,6 +180,8 @@ export function createIngestMetrics(registry: Registry) {
 export type IngestMetrics = ReturnType<typeof createIngestMetrics>;
 
 /** The exposition text and content type for `/metrics`. */
-export async function exposition(registry: Registry): Promise<{ contentType: string; body: string }> {
+export async function exposition(
+  registry: Registry,
+): Promise<{ contentType: string; body: string }> {
   return { contentType: registry.contentType, body: await registry.metrics() };
 }

@@ -29,7 +29,10 @@ export function createStoreProbe(
   const check = async () => {
     let timeout: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
-      timeout = setTimeout(() => reject(new Error(`probe timed out after ${timeoutMs} ms`)), timeoutMs);
+      timeout = setTimeout(
+        () => reject(new Error(`probe timed out after ${timeoutMs} ms`)),
+        timeoutMs,
+      );
     });
     try {
       await Promise.race([store.probe(), expired]);

@@ -23,7 +23,11 @@ export async function createFileKeyStore(options: FileKeyStoreOptions): Promise<
   let registry: KeyRegistry = createKeyRegistry(await readKeyFile(file), defaultLimit);
 
   const onChange = (current: Stats, previous: Stats) => {
-    if (current.mtimeMs === previous.mtimeMs && current.ino === previous.ino && current.size === previous.size) {
+    if (
+      current.mtimeMs === previous.mtimeMs &&
+      current.ino === previous.ino &&
+      current.size === previous.size
+    ) {
       return;
     }
     readKeyFile(file).then(
@@ -31,7 +35,11 @@ export async function createFileKeyStore(options: FileKeyStoreOptions): Promise<
         registry = createKeyRegistry(data, defaultLimit);
         logger.info({ file, keys: data.keys.length, apps: data.apps.length }, 'key file reloaded');
       },
-      (err: Error) => logger.error({ file, err: err.message }, 'key file reload failed; keeping the last good keys'),
+      (err: Error) =>
+        logger.error(
+          { file, err: err.message },
+          'key file reload failed; keeping the last good keys',
+        ),
     );
   };
   watchFile(file, { interval: options.pollMs ?? 500, persistent: false }, onChange);

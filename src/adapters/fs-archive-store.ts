@@ -24,7 +24,9 @@ export function createFsArchiveStore(dir: string): ArchiveStore {
       try {
         handle = await fs.open(path.join(dir, archiveFileName(meta.timestamp)), 'r');
       } catch (err) {
-        throw isMissing(err) ? new NotFoundError({ cause: err }) : new ServiceUnavailableError({ cause: err });
+        throw isMissing(err)
+          ? new NotFoundError({ cause: err })
+          : new ServiceUnavailableError({ cause: err });
       }
       const stream: Readable = handle.createReadStream({
         start: window.offset,
@@ -62,7 +64,8 @@ export function createFsArchiveSource(dir: string): ArchiveSource {
       const objects: StoredObject[] = [];
       const seen = new Set<string>();
       for (const entry of entries) {
-        if (!entry.isFile() || !entry.name.endsWith('.pmtiles') || entry.name.startsWith('.')) continue;
+        if (!entry.isFile() || !entry.name.endsWith('.pmtiles') || entry.name.startsWith('.'))
+          continue;
         const file = path.join(dir, entry.name);
         try {
           const stat = await fs.stat(file);
@@ -72,7 +75,12 @@ export function createFsArchiveSource(dir: string): ArchiveSource {
             etags.set(entry.name, cached);
           }
           seen.add(entry.name);
-          objects.push({ name: entry.name, size: stat.size, etag: cached.etag, lastModified: stat.mtime });
+          objects.push({
+            name: entry.name,
+            size: stat.size,
+            etag: cached.etag,
+            lastModified: stat.mtime,
+          });
         } catch (err) {
           if (!isMissing(err)) throw err; // removed between readdir and stat: skip
         }

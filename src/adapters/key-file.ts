@@ -58,7 +58,10 @@ export async function readKeyFile(file: string): Promise<KeyRegistryData> {
 /** Writes a key file atomically (temp file + rename) so readers never see half a file. */
 export async function writeKeyFile(file: string, data: KeyRegistryData): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  const temp = path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`,
+  );
   await fs.writeFile(temp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
   await fs.rename(temp, file);
 }

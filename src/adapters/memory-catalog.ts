@@ -3,12 +3,7 @@
  * HTTP reader, so it is always in sync with itself.
  */
 import { createSnapshot, EMPTY_SNAPSHOT } from '../domain/catalog-snapshot';
-import type {
-  ArchiveMeta,
-  CatalogReader,
-  CatalogSnapshot,
-  CatalogWriter,
-} from '../domain/ports';
+import type { ArchiveMeta, CatalogReader, CatalogSnapshot, CatalogWriter } from '../domain/ports';
 import { parseTimestamp } from '../domain/timestamps';
 
 export type MemoryCatalog = CatalogReader & CatalogWriter;

@@ -7,7 +7,12 @@ import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rat
 import type { RateDecision, RateLimiter } from '../domain/ports';
 
 /** Converts a rate-limiter-flexible result into the port's decision. */
-export function toDecision(res: RateLimiterRes, limit: number, allowed: boolean, nowMs: number): RateDecision {
+export function toDecision(
+  res: RateLimiterRes,
+  limit: number,
+  allowed: boolean,
+  nowMs: number,
+): RateDecision {
   const msLeft = Math.max(0, res.msBeforeNext);
   return {
     allowed,
@@ -47,6 +52,7 @@ export function createFlexibleRateLimiter(
 /** In-memory limiter with windows of `windowS` seconds. */
 export function createMemoryRateLimiter(windowS: number): RateLimiter {
   return createFlexibleRateLimiter(
-    (limit) => new RateLimiterMemory({ points: limit, duration: windowS, keyPrefix: `rl:${limit}` }),
+    (limit) =>
+      new RateLimiterMemory({ points: limit, duration: windowS, keyPrefix: `rl:${limit}` }),
   );
 }

@@ -115,7 +115,11 @@ export function createRedisCatalog(options: RedisCatalogOptions): RedisCatalog {
         // An index that vanished without prune events is data loss (Redis restarted empty or
         // flushed), not "nothing is published": keep serving the last good snapshot, out of
         // sync, until ingest reconciliation rebuilds the index from the bucket.
-        if (!emptied) logger.warn({ kept: metas.size }, 'catalog index is empty; serving the last good snapshot until it is rebuilt');
+        if (!emptied)
+          logger.warn(
+            { kept: metas.size },
+            'catalog index is empty; serving the last good snapshot until it is rebuilt',
+          );
         emptied = true;
         lastResyncOk = false;
         return;

@@ -11,7 +11,9 @@ import { createLogger } from '../logger';
 async function main(): Promise<void> {
   const config = loadConfigOrExit(process.env);
   if (!config.redisUrl) {
-    process.stderr.write('Invalid configuration:\n  - REDIS_URL: the ingest worker publishes into Redis; set it\n');
+    process.stderr.write(
+      'Invalid configuration:\n  - REDIS_URL: the ingest worker publishes into Redis; set it\n',
+    );
     process.exit(2);
   }
   const logger = createLogger(config.logLevel, { service: 'radar-ingest' });

@@ -23,10 +23,14 @@ const USAGE = `usage: npm run keys -- <command> [args] [--file keys.json]
  * The configured registry: `--file`, else `RADAR_KEYS_FILE` (or ./keys.json in embedded
  * mode), else Redis when `REDIS_URL` is set.
  */
-function openAdminStore(file: string | undefined): { store: KeyAdminStore; close: () => Promise<void> } {
+function openAdminStore(file: string | undefined): {
+  store: KeyAdminStore;
+  close: () => Promise<void>;
+} {
   if (file !== undefined) return { store: createFileKeyAdminStore(file), close: async () => {} };
   const config = loadConfig(process.env);
-  if (config.keysFile !== undefined) return { store: createFileKeyAdminStore(config.keysFile), close: async () => {} };
+  if (config.keysFile !== undefined)
+    return { store: createFileKeyAdminStore(config.keysFile), close: async () => {} };
   const client = createRedisClient(config.redisUrl!, {
     role: 'keys',
     logger: createLogger('warn'),
@@ -68,17 +72,23 @@ async function main(argv: string[]): Promise<number> {
       case 'create-key': {
         const apiKey = generateApiKey();
         const limit = values.limit === undefined ? undefined : Number(values.limit);
-        await store.update((data) => commands.createKey(data, need('key id'), values.app ?? [], apiKey, limit));
+        await store.update((data) =>
+          commands.createKey(data, need('key id'), values.app ?? [], apiKey, limit),
+        );
         process.stdout.write(`key ${target} created. It is shown only this once:\n${apiKey}\n`);
         return 0;
       }
       case 'disable-key':
       case 'enable-key':
-        await store.update((data) => commands.setKeyDisabled(data, need('key id'), command === 'disable-key'));
+        await store.update((data) =>
+          commands.setKeyDisabled(data, need('key id'), command === 'disable-key'),
+        );
         break;
       case 'disable-app':
       case 'enable-app':
-        await store.update((data) => commands.setAppDisabled(data, need('app id'), command === 'disable-app'));
+        await store.update((data) =>
+          commands.setAppDisabled(data, need('app id'), command === 'disable-app'),
+        );
         break;
       case 'remove-key':
         await store.update((data) => commands.removeKey(data, need('key id')));
@@ -100,8 +110,12 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
     const known =
-      err instanceof commands.KeyCommandError || err instanceof ConfigError || err instanceof KeyFileError;
-    process.stderr.write(`keys: ${known ? (err as Error).message : ((err as Error).stack ?? String(err))}\n`);
+      err instanceof commands.KeyCommandError ||
+      err instanceof ConfigError ||
+      err instanceof KeyFileError;
+    process.stderr.write(
+      `keys: ${known ? (err as Error).message : ((err as Error).stack ?? String(err))}\n`,
+    );
     process.exit(known ? 1 : 2);
   },
 );

@@ -97,8 +97,13 @@ async function main(): Promise<void> {
   const counts = { published: 0, skipped: 0, failed: 0 };
   let firstMs: number | undefined;
   const config = loadConfig(process.env);
-  const s3 = config.s3 ? createS3Client(config.s3, { timeoutMs: Math.max(config.s3TimeoutMs, 10_000) }) : undefined;
-  const sink = s3 && config.s3 ? createS3FrameSink({ client: s3, bucket: config.s3.bucket, prefix: config.s3.prefix }) : createDirectorySink(args.out);
+  const s3 = config.s3
+    ? createS3Client(config.s3, { timeoutMs: Math.max(config.s3TimeoutMs, 10_000) })
+    : undefined;
+  const sink =
+    s3 && config.s3
+      ? createS3FrameSink({ client: s3, bucket: config.s3.bucket, prefix: config.s3.prefix })
+      : createDirectorySink(args.out);
   const target = config.s3 ? `s3 bucket ${config.s3.bucket} at ${config.s3.endpoint}` : args.out;
   const pool = createRenderPool({ size: args.workers, maxZoom: args.maxZoom, seed: args.seed });
   const simulator = createSimulator({

@@ -12,7 +12,12 @@ import { parseArgs } from 'node:util';
 import { generateApiKey } from '../adapters/key-file';
 import { closeRedisClient, createRedisClient } from '../adapters/redis-client';
 import { hashApiKey } from '../domain/key-registry';
-import { demoBanner, DEMO_APP_ID, DEMO_KEY_ID, type DemoCredentials } from '../embedded/demo-credentials';
+import {
+  demoBanner,
+  DEMO_APP_ID,
+  DEMO_KEY_ID,
+  type DemoCredentials,
+} from '../embedded/demo-credentials';
 import { createRedisKeyAdminStore } from '../keys/redis-key-admin';
 import { createLogger } from '../logger';
 import { startChild, type StackChild } from '../stack/child-process';
@@ -62,7 +67,12 @@ async function main(): Promise<void> {
   const firstPort = Number(values.port);
   const edgePort = Number(values['edge-port']);
   const withEdge = !values['no-edge'];
-  if (!Number.isInteger(replicas) || replicas < 1 || !Number.isInteger(firstPort) || !Number.isInteger(edgePort)) {
+  if (
+    !Number.isInteger(replicas) ||
+    replicas < 1 ||
+    !Number.isInteger(firstPort) ||
+    !Number.isInteger(edgePort)
+  ) {
     throw new Error(USAGE);
   }
 
@@ -89,10 +99,16 @@ async function main(): Promise<void> {
     stoppers.push(() => s3.stop());
 
     const demo = await demoCredentials(stateDir);
-    const admin = createRedisClient(redis.url, { role: 'stack', logger: createLogger('warn'), commandTimeoutMs: 2000 });
+    const admin = createRedisClient(redis.url, {
+      role: 'stack',
+      logger: createLogger('warn'),
+      commandTimeoutMs: 2000,
+    });
     await createRedisKeyAdminStore(admin).update(() => ({
       apps: [{ id: demo.appId, disabled: false }],
-      keys: [{ id: DEMO_KEY_ID, sha256: hashApiKey(demo.apiKey), apps: [demo.appId], disabled: false }],
+      keys: [
+        { id: DEMO_KEY_ID, sha256: hashApiKey(demo.apiKey), apps: [demo.appId], disabled: false },
+      ],
     }));
     await closeRedisClient(admin);
 
@@ -108,7 +124,12 @@ async function main(): Promise<void> {
     // Behind nginx the replicas take the client address from X-Forwarded-For (one hop).
     const replicaEnv = withEdge ? { ...common, RADAR_TRUST_PROXY: '1' } : common;
     const ingestAdmin = await freePort();
-    children.push(startChild('ingest', path.join(bin, 'ingest.js'), { ...common, ADMIN_PORT: String(ingestAdmin) }));
+    children.push(
+      startChild('ingest', path.join(bin, 'ingest.js'), {
+        ...common,
+        ADMIN_PORT: String(ingestAdmin),
+      }),
+    );
     children.push(
       startChild('simulator', path.join(bin, 'simulate.js'), common, {
         args: ['--backfill', values.backfill, '--max-zoom', values['max-zoom']],
@@ -126,9 +147,15 @@ async function main(): Promise<void> {
       const port = firstPort + i - 1;
       const adminPort = await freePort();
       children.push(
-        startChild(`api-${i}`, path.join(bin, 'api.js'), { ...replicaEnv, PORT: String(port), ADMIN_PORT: String(adminPort) }),
+        startChild(`api-${i}`, path.join(bin, 'api.js'), {
+          ...replicaEnv,
+          PORT: String(port),
+          ADMIN_PORT: String(adminPort),
+        }),
       );
-      lines.push(`  api-${i}:        http://127.0.0.1:${port}  (admin http://127.0.0.1:${adminPort}/readyz)`);
+      lines.push(
+        `  api-${i}:        http://127.0.0.1:${port}  (admin http://127.0.0.1:${adminPort}/readyz)`,
+      );
     }
     let mainUrl = `http://127.0.0.1:${firstPort}`;
     if (withEdge) {
@@ -139,7 +166,9 @@ async function main(): Promise<void> {
         prefixDir: path.join(stateDir, 'nginx'),
         onLog: (line) => process.stdout.write(`[nginx] ${line}\n`),
       }).catch((err: Error) => {
-        throw new Error(`${err.message}\n(npm run stack -- --no-edge runs the replicas without nginx)`);
+        throw new Error(
+          `${err.message}\n(npm run stack -- --no-edge runs the replicas without nginx)`,
+        );
       });
       mainUrl = edge.url;
       lines.splice(
@@ -151,7 +180,9 @@ async function main(): Promise<void> {
       );
     }
     process.stdout.write(`${lines.join('\n')}\n`);
-    process.stdout.write(`${demoBanner(mainUrl, demo, 'Demo credentials (stored in Redis, the same on every start):')}\nCtrl-C stops everything.\n`);
+    process.stdout.write(
+      `${demoBanner(mainUrl, demo, 'Demo credentials (stored in Redis, the same on every start):')}\nCtrl-C stops everything.\n`,
+    );
   } catch (err) {
     await stopAll();
     throw err;
@@ -167,11 +198,17 @@ async function main(): Promise<void> {
   process.on('SIGTERM', onSignal);
   for (const child of children) {
     child.process.once('exit', (code, signal) => {
-      if (!stopping) process.stdout.write(`[${child.name}] exited (${code ?? signal}); the rest keeps running\n`);
+      if (!stopping)
+        process.stdout.write(
+          `[${child.name}] exited (${code ?? signal}); the rest keeps running\n`,
+        );
     });
   }
   edge?.process.once('exit', (code, signal) => {
-    if (!stopping) process.stdout.write(`[nginx] exited (${code ?? signal}); the replicas keep running on their own ports\n`);
+    if (!stopping)
+      process.stdout.write(
+        `[nginx] exited (${code ?? signal}); the replicas keep running on their own ports\n`,
+      );
   });
 }
 

@@ -43,14 +43,18 @@ export function createKeyRegistry(data: KeyRegistryData, defaultLimit: number): 
       const hash = hashApiKey(apiKey);
       const key = keysByHash.get(hash);
       // The map lookup finds the candidate; the constant-time compare is the actual check.
-      if (!key || !timingSafeEqual(Buffer.from(key.sha256.toLowerCase(), 'hex'), Buffer.from(hash, 'hex'))) {
+      if (
+        !key ||
+        !timingSafeEqual(Buffer.from(key.sha256.toLowerCase(), 'hex'), Buffer.from(hash, 'hex'))
+      ) {
         return { outcome: 'unauthenticated', reason: 'unknown-key' };
       }
       const app = apps.get(appId);
       if (!app) return { outcome: 'unauthenticated', reason: 'unknown-app' };
       if (key.disabled) return { outcome: 'forbidden', reason: 'key-disabled', keyId: key.id };
       if (app.disabled) return { outcome: 'forbidden', reason: 'app-disabled', keyId: key.id };
-      if (!key.apps.includes(app.id)) return { outcome: 'forbidden', reason: 'app-not-bound', keyId: key.id };
+      if (!key.apps.includes(app.id))
+        return { outcome: 'forbidden', reason: 'app-not-bound', keyId: key.id };
       return { outcome: 'allowed', keyId: key.id, appId: app.id, limit: key.limit ?? defaultLimit };
     },
   };

@@ -99,7 +99,12 @@ export type AuthDecision =
       readonly reason: 'key-disabled' | 'app-disabled' | 'app-not-bound';
       readonly keyId: string;
     }
-  | { readonly outcome: 'allowed'; readonly keyId: string; readonly appId: string; readonly limit: number };
+  | {
+      readonly outcome: 'allowed';
+      readonly keyId: string;
+      readonly appId: string;
+      readonly limit: number;
+    };
 
 /** Credential lookup. Keys are compared as SHA-256 hashes in constant time. */
 export interface KeyStore {

@@ -12,7 +12,10 @@ export interface StatusDocument {
 }
 
 /** Renders exactly the three SPEC fields; `undefined` when nothing is published yet. */
-export function renderStatus(snapshot: CatalogSnapshot, healthy: boolean): StatusDocument | undefined {
+export function renderStatus(
+  snapshot: CatalogSnapshot,
+  healthy: boolean,
+): StatusDocument | undefined {
   const latest = snapshot.timestamps[0];
   if (latest === undefined) return undefined;
   const body = Buffer.from(JSON.stringify({ healthy, latest, timestamps: snapshot.timestamps }));
@@ -51,7 +54,9 @@ export interface StatusSourceDeps {
  * The document to serve right now: memoised render of the current snapshot and health, so a
  * request costs a few comparisons, not a render.
  */
-export function createStatusDocumentSource(deps: StatusSourceDeps): () => StatusDocument | undefined {
+export function createStatusDocumentSource(
+  deps: StatusSourceDeps,
+): () => StatusDocument | undefined {
   const render = createStatusRenderer();
   return () => render(deps.catalog.current(), deps.healthy());
 }

@@ -32,7 +32,9 @@ async function exists(file: string): Promise<boolean> {
  * Creates the key file with demo credentials when it does not exist yet; returns the demo
  * credentials kept beside it (new or from an earlier start), or undefined if there are none.
  */
-export async function ensureDemoCredentials(keysFile: string): Promise<DemoCredentials | undefined> {
+export async function ensureDemoCredentials(
+  keysFile: string,
+): Promise<DemoCredentials | undefined> {
   const credentialsFile = demoCredentialsPath(keysFile);
   if (!(await exists(keysFile))) {
     const apiKey = generateApiKey();
@@ -40,12 +42,18 @@ export async function ensureDemoCredentials(keysFile: string): Promise<DemoCrede
       apps: [{ id: DEMO_APP_ID, disabled: false }],
       keys: [{ id: DEMO_KEY_ID, sha256: hashApiKey(apiKey), apps: [DEMO_APP_ID], disabled: false }],
     });
-    await fs.writeFile(credentialsFile, `${JSON.stringify({ apiKey, appId: DEMO_APP_ID }, null, 2)}\n`, {
-      mode: 0o600,
-    });
+    await fs.writeFile(
+      credentialsFile,
+      `${JSON.stringify({ apiKey, appId: DEMO_APP_ID }, null, 2)}\n`,
+      {
+        mode: 0o600,
+      },
+    );
   }
   try {
-    const parsed = JSON.parse(await fs.readFile(credentialsFile, 'utf8')) as Partial<DemoCredentials>;
+    const parsed = JSON.parse(
+      await fs.readFile(credentialsFile, 'utf8'),
+    ) as Partial<DemoCredentials>;
     if (typeof parsed.apiKey === 'string' && typeof parsed.appId === 'string') {
       return { apiKey: parsed.apiKey, appId: parsed.appId };
     }

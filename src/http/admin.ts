@@ -32,7 +32,11 @@ export function createAdminServer(deps: AdminDeps): http.Server {
     if (path === '/healthz') return reply(res, 200, { status: 'ok' });
     if (path === '/readyz') {
       const { ready, reason } = deps.readiness();
-      return reply(res, ready ? 200 : 503, ready ? { status: 'ready' } : { status: 'not ready', reason });
+      return reply(
+        res,
+        ready ? 200 : 503,
+        ready ? { status: 'ready' } : { status: 'not ready', reason },
+      );
     }
     if (path === '/metrics' && deps.metrics) {
       deps.metrics().then(

@@ -16,8 +16,10 @@ export type RangeSelection =
  * would call it unsatisfiable, so such suffixes are rewritten to `0-` first.
  */
 function clampLongSuffixes(rangeHeader: string, size: number): string {
-  return rangeHeader.replace(/([=,]\s*)-(\d+)(?=\s*(?:,|$))/g, (spec, separator: string, digits: string) =>
-    size > 0 && Number(digits) >= size ? `${separator}0-` : spec,
+  return rangeHeader.replace(
+    /([=,]\s*)-(\d+)(?=\s*(?:,|$))/g,
+    (spec, separator: string, digits: string) =>
+      size > 0 && Number(digits) >= size ? `${separator}0-` : spec,
   );
 }
 
@@ -32,7 +34,11 @@ export function selectRange(rangeHeader: string | undefined, size: number): Rang
   if (parsed === -1) return { kind: 'unsatisfiable' };
   if (parsed.type !== 'bytes' || parsed.length !== 1) return { kind: 'whole' };
   const [range] = parsed;
-  if (range === undefined || !Number.isSafeInteger(range.start) || !Number.isSafeInteger(range.end)) {
+  if (
+    range === undefined ||
+    !Number.isSafeInteger(range.start) ||
+    !Number.isSafeInteger(range.end)
+  ) {
     return { kind: 'unsatisfiable' };
   }
   return {

@@ -44,7 +44,11 @@ export function clientErrorResponse(code: string | undefined): string {
 /** The `clientError` listener for an http.Server. */
 export function onClientError(err: Error & { code?: string }, socket: Socket): void {
   // A reset or a half-written response leaves nothing to answer.
-  if (err.code === 'ECONNRESET' || !socket.writable || (socket as Socket & { _httpMessage?: unknown })._httpMessage) {
+  if (
+    err.code === 'ECONNRESET' ||
+    !socket.writable ||
+    (socket as Socket & { _httpMessage?: unknown })._httpMessage
+  ) {
     socket.destroy();
     return;
   }

@@ -33,7 +33,9 @@ export function createDirectoryWatcher(options: {
       runner.trigger();
       await runner.idle();
       watcher = watch(dir, { persistent: false }, () => runner.trigger());
-      watcher.on('error', (err) => logger.warn({ err }, 'directory watch failed; polling continues'));
+      watcher.on('error', (err) =>
+        logger.warn({ err }, 'directory watch failed; polling continues'),
+      );
       timer = setInterval(() => runner.trigger(), options.intervalMs ?? 1000);
       timer.unref();
     },

@@ -43,7 +43,10 @@ export function createIngestCycle(options: IngestCycleOptions): IngestCycle {
 
   const reject = (object: StoredObject, reason: string) => {
     rejected.set(object.name, version(object));
-    logger.warn({ object: object.name, size: object.size, reason }, 'archive rejected; not published');
+    logger.warn(
+      { object: object.name, size: object.size, reason },
+      'archive rejected; not published',
+    );
     options.onRejected?.(object.name, reason);
   };
 

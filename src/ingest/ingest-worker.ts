@@ -84,7 +84,8 @@ export function createIngestWorker(options: IngestWorkerOptions): IngestWorker {
       void renew().then(() => runner.trigger());
     },
     isLeader: () => leader,
-    lastSuccessAgeS: () => (lastSuccess === 0 ? Number.POSITIVE_INFINITY : (now() - lastSuccess) / 1000),
+    lastSuccessAgeS: () =>
+      lastSuccess === 0 ? Number.POSITIVE_INFINITY : (now() - lastSuccess) / 1000,
     async stop() {
       stopped = true;
       for (const timer of timers) clearInterval(timer);

@@ -8,7 +8,10 @@ export interface SerialTrigger {
   idle(): Promise<void>;
 }
 
-export function createSerialTrigger(job: () => Promise<void>, onError: (err: unknown) => void): SerialTrigger {
+export function createSerialTrigger(
+  job: () => Promise<void>,
+  onError: (err: unknown) => void,
+): SerialTrigger {
   let running: Promise<void> | undefined;
   let again = false;
 

@@ -3,14 +3,20 @@
  * registry and returns the new one (or throws a message for the operator). The CLI persists
  * the result in whichever store is configured.
  */
-import { hashApiKey, type AppRecord, type KeyRecord, type KeyRegistryData } from '../domain/key-registry';
+import {
+  hashApiKey,
+  type AppRecord,
+  type KeyRecord,
+  type KeyRegistryData,
+} from '../domain/key-registry';
 
 export class KeyCommandError extends Error {}
 
 const ID = /^[A-Za-z0-9._~+/-]+$/;
 
 function requireId(kind: string, id: string | undefined): string {
-  if (!id || !ID.test(id)) throw new KeyCommandError(`${kind} id must use letters, digits and . _ ~ + / -`);
+  if (!id || !ID.test(id))
+    throw new KeyCommandError(`${kind} id must use letters, digits and . _ ~ + / -`);
   return id;
 }
 
@@ -28,7 +34,8 @@ function findApp(data: KeyRegistryData, id: string): AppRecord {
 
 export function createApp(data: KeyRegistryData, appId: string): KeyRegistryData {
   requireId('app', appId);
-  if (data.apps.some((a) => a.id === appId)) throw new KeyCommandError(`app ${appId} exists already`);
+  if (data.apps.some((a) => a.id === appId))
+    throw new KeyCommandError(`app ${appId} exists already`);
   return { ...data, apps: [...data.apps, { id: appId, disabled: false }] };
 }
 
@@ -41,7 +48,8 @@ export function createKey(
   limit?: number,
 ): KeyRegistryData {
   requireId('key', keyId);
-  if (data.keys.some((k) => k.id === keyId)) throw new KeyCommandError(`key ${keyId} exists already`);
+  if (data.keys.some((k) => k.id === keyId))
+    throw new KeyCommandError(`key ${keyId} exists already`);
   if (apps.length === 0) throw new KeyCommandError('a key needs at least one --app');
   for (const app of apps) findApp(data, app);
   if (limit !== undefined && (!Number.isInteger(limit) || limit <= 0)) {
@@ -57,12 +65,20 @@ export function createKey(
   return { ...data, keys: [...data.keys, key] };
 }
 
-export function setKeyDisabled(data: KeyRegistryData, keyId: string, disabled: boolean): KeyRegistryData {
+export function setKeyDisabled(
+  data: KeyRegistryData,
+  keyId: string,
+  disabled: boolean,
+): KeyRegistryData {
   findKey(data, keyId);
   return { ...data, keys: data.keys.map((k) => (k.id === keyId ? { ...k, disabled } : k)) };
 }
 
-export function setAppDisabled(data: KeyRegistryData, appId: string, disabled: boolean): KeyRegistryData {
+export function setAppDisabled(
+  data: KeyRegistryData,
+  appId: string,
+  disabled: boolean,
+): KeyRegistryData {
   findApp(data, appId);
   return { ...data, apps: data.apps.map((a) => (a.id === appId ? { ...a, disabled } : a)) };
 }

@@ -39,15 +39,30 @@ export async function waitForPong(port: number, timeoutMs = 10_000): Promise<voi
 }
 
 /** Starts `redis-server` on `port` (a free one by default). Rejects if the binary is missing. */
-export async function startLocalRedis(options: { port?: number; binary?: string } = {}): Promise<LocalRedis> {
+export async function startLocalRedis(
+  options: { port?: number; binary?: string } = {},
+): Promise<LocalRedis> {
   const port = options.port ?? (await freePort());
   const child = spawn(
     options.binary ?? 'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--loglevel',
+      'warning',
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   const failed = new Promise<never>((_, reject) => {
-    child.once('error', (err) => reject(new Error(`cannot start redis-server (apt-get install redis-server): ${err.message}`)));
+    child.once('error', (err) =>
+      reject(new Error(`cannot start redis-server (apt-get install redis-server): ${err.message}`)),
+    );
     child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}`)));
   });
   failed.catch(() => {});

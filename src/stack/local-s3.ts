@@ -22,7 +22,11 @@ interface S3rverInstance {
 type S3rverConstructor = new (options: Record<string, unknown>) => S3rverInstance;
 
 /** Starts s3rver on `port` (0: any) storing objects under `directory`. */
-export async function startLocalS3(options: { directory: string; bucket: string; port?: number }): Promise<LocalS3> {
+export async function startLocalS3(options: {
+  directory: string;
+  bucket: string;
+  port?: number;
+}): Promise<LocalS3> {
   let S3rver: S3rverConstructor;
   try {
     // s3rver ships no types and is a dev dependency: loaded only when a local stack needs it.

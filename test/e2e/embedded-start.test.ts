@@ -17,12 +17,24 @@ beforeAll(async () => {
 });
 afterAll(() => fs.rm(cwd, { recursive: true, force: true }));
 
-async function start(): Promise<{ proc: SpawnedProcess; port: number; adminPort: number; key: string; app: string }> {
+async function start(): Promise<{
+  proc: SpawnedProcess;
+  port: number;
+  adminPort: number;
+  key: string;
+  app: string;
+}> {
   const [port, adminPort] = [await freePort(), await freePort()];
   const proc = spawnNode(API_ENTRY, {
     cwd,
     // A small simulated pyramid keeps the test quick; everything else is the default.
-    env: { PORT: String(port), ADMIN_PORT: String(adminPort), HOST: '127.0.0.1', RADAR_SIM_BACKFILL: '3', RADAR_SIM_MAX_ZOOM: '4' },
+    env: {
+      PORT: String(port),
+      ADMIN_PORT: String(adminPort),
+      HOST: '127.0.0.1',
+      RADAR_SIM_BACKFILL: '3',
+      RADAR_SIM_MAX_ZOOM: '4',
+    },
   });
   const [, key] = await proc.waitFor(/API key: (\S+)/);
   const [, app] = await proc.waitFor(/App id:\s+(\S+)/);
@@ -47,7 +59,9 @@ it('serves live simulated radar with the printed credentials, then drains and ex
   expect(body.healthy).toBe(true);
   expect(body.latest).toMatch(/^[0-9]{12}$/);
 
-  const range = await request(base, `/tiles/${body.latest}.pmtiles`, { headers: { ...headers, Range: 'bytes=0-16383' } });
+  const range = await request(base, `/tiles/${body.latest}.pmtiles`, {
+    headers: { ...headers, Range: 'bytes=0-16383' },
+  });
   expect(range.status).toBe(206);
   expect(range.body.subarray(0, 7).toString()).toBe('PMTiles');
 

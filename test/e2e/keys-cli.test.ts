@@ -7,7 +7,9 @@ import path from 'node:path';
 const KEYS_ENTRY = path.resolve(__dirname, '../../dist/bin/keys.js');
 
 function keys(file: string, ...args: string[]): string {
-  return execFileSync(process.execPath, [KEYS_ENTRY, ...args, '--file', file], { encoding: 'utf8' });
+  return execFileSync(process.execPath, [KEYS_ENTRY, ...args, '--file', file], {
+    encoding: 'utf8',
+  });
 }
 
 it('creates, lists, disables and removes apps and keys, printing the key once', async () => {
@@ -20,7 +22,12 @@ it('creates, lists, disables and removes apps and keys, printing the key once', 
     expect(apiKey).toMatch(/^rk_[A-Za-z0-9_-]{43}$/);
     const stored = await fs.readFile(file, 'utf8');
     expect(stored).not.toContain(apiKey);
-    expect(JSON.parse(stored).keys[0]).toMatchObject({ id: 'acme', apps: ['acme-web'], limit: 50, disabled: false });
+    expect(JSON.parse(stored).keys[0]).toMatchObject({
+      id: 'acme',
+      apps: ['acme-web'],
+      limit: 50,
+      disabled: false,
+    });
     expect(keys(file, 'list')).toMatch(/acme\s+sha256:[0-9a-f]{12}…\s+apps: acme-web\s+limit 50/);
     keys(file, 'disable-key', 'acme');
     expect(JSON.parse(await fs.readFile(file, 'utf8')).keys[0].disabled).toBe(true);

@@ -209,7 +209,9 @@ it('says clearly when the rate limit is reached (429)', async () => {
   // A fresh page load with the remembered key, as a new visitor, then the loop: the newest
   // frame alone may fit in the 3 requests; animating the other frames cannot.
   await page.reload();
-  await page.waitForSelector('body[data-radar-state="ready"], #message[data-kind="rate-limit"]', { timeout: 10_000 });
+  await page.waitForSelector('body[data-radar-state="ready"], #message[data-kind="rate-limit"]', {
+    timeout: 10_000,
+  });
   if ((await page.getAttribute('body', 'data-radar-state')) === 'ready') await page.click('#play');
   await page.waitForSelector('#message[data-kind="rate-limit"]', {
     state: 'visible',

@@ -86,7 +86,8 @@ it('every method on every kind of path: 405 before auth on the API, 204 for OPTI
     if (method === 'CONNECT') {
       // No tunnels on any target: 405 with Allow (or 400 when the parser refuses the target).
       if (res.status === 400) return;
-      if (res.status !== 405 || res.header('allow') !== 'GET, HEAD, OPTIONS') violation('CONNECT is 405 with Allow', res, bytes);
+      if (res.status !== 405 || res.header('allow') !== 'GET, HEAD, OPTIONS')
+        violation('CONNECT is 405 with Allow', res, bytes);
       return;
     }
     if (!apiRoute(path)) {

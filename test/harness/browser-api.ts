@@ -52,11 +52,17 @@ export function recentTimestamps(count: number, nowMs: number = Date.now()): str
  * Rendering runs in the simulator's worker pool: inside jest's module sandbox the renderer's
  * hot loops run about fifty times slower than in a plain worker thread.
  */
-export async function publishRadarFrames(api: ViewerApi, count: number, maxZoom = 6): Promise<string[]> {
+export async function publishRadarFrames(
+  api: ViewerApi,
+  count: number,
+  maxZoom = 6,
+): Promise<string[]> {
   const pool = createRenderPool({ maxZoom, size: 2 });
   const timestamps = recentTimestamps(count);
   try {
-    await Promise.all(timestamps.map(async (timestamp) => api.publish(timestamp, await pool.render(timestamp))));
+    await Promise.all(
+      timestamps.map(async (timestamp) => api.publish(timestamp, await pool.render(timestamp))),
+    );
   } finally {
     await pool.close();
   }

@@ -29,7 +29,12 @@ export const KEYS = {
   unbound: 'rk_unbound-key-0123456789',
 } as const;
 
-export const APPS = { web: 'acme-web', mobile: 'acme-mobile', off: 'acme-off', other: 'other-app' } as const;
+export const APPS = {
+  web: 'acme-web',
+  mobile: 'acme-mobile',
+  off: 'acme-off',
+  other: 'other-app',
+} as const;
 
 export function registryData(): KeyRegistryData {
   return {
@@ -41,7 +46,13 @@ export function registryData(): KeyRegistryData {
     ],
     keys: [
       { id: 'good', sha256: hashApiKey(KEYS.good), apps: [APPS.web, APPS.off], disabled: false },
-      { id: 'limited', sha256: hashApiKey(KEYS.limited), apps: [APPS.web], limit: 3, disabled: false },
+      {
+        id: 'limited',
+        sha256: hashApiKey(KEYS.limited),
+        apps: [APPS.web],
+        limit: 3,
+        disabled: false,
+      },
       { id: 'disabled', sha256: hashApiKey(KEYS.disabled), apps: [APPS.web], disabled: true },
       { id: 'unbound', sha256: hashApiKey(KEYS.unbound), apps: [APPS.mobile], disabled: false },
     ],
@@ -87,12 +98,21 @@ export async function startEmbeddedApi(options: EmbeddedApiOptions = {}): Promis
 
   const catalog = createMemoryCatalog();
   const store = createFsArchiveStore(dataDir);
-  const keys = await createFileKeyStore({ file: keysFile, defaultLimit: options.rateLimit ?? 1000, logger, pollMs: 100 });
+  const keys = await createFileKeyStore({
+    file: keysFile,
+    defaultLimit: options.rateLimit ?? 1000,
+    logger,
+    pollMs: 100,
+  });
   const limiter = createMemoryRateLimiter(options.windowS ?? 60);
   const probe = createStoreProbe(store, logger);
   const statusDocument = createStatusDocumentSource({
     catalog,
-    healthy: createHealthCheck({ catalog, storeReachable: probe.reachable, staleAfterS: options.staleAfterS ?? 600 }),
+    healthy: createHealthCheck({
+      catalog,
+      storeReachable: probe.reachable,
+      staleAfterS: options.staleAfterS ?? 600,
+    }),
   });
   const cycle = createIngestCycle({
     source: createFsArchiveSource(dataDir),
@@ -130,7 +150,8 @@ export async function startEmbeddedApi(options: EmbeddedApiOptions = {}): Promis
     async waitForListed(timestamp, timeoutMs = 5000) {
       const started = Date.now();
       while (!catalog.current().get(timestamp)) {
-        if (Date.now() - started > timeoutMs) throw new Error(`${timestamp} not listed within ${timeoutMs} ms`);
+        if (Date.now() - started > timeoutMs)
+          throw new Error(`${timestamp} not listed within ${timeoutMs} ms`);
         await new Promise((r) => setTimeout(r, 20));
       }
       return Date.now() - started;

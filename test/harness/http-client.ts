@@ -14,7 +14,11 @@ export interface RawResponse {
 export function request(
   baseUrl: string,
   path: string,
-  options: { method?: string; headers?: http.OutgoingHttpHeaders | [string, string][]; timeoutMs?: number } = {},
+  options: {
+    method?: string;
+    headers?: http.OutgoingHttpHeaders | [string, string][];
+    timeoutMs?: number;
+  } = {},
 ): Promise<RawResponse> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {

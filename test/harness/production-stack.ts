@@ -4,7 +4,11 @@
  * through the same functions and wiring as `npm start` / `npm run ingest` with a production
  * configuration. Keys live in Redis.
  */
-import { closeRedisClient, createRedisClient, type RedisClient } from '../../src/adapters/redis-client';
+import {
+  closeRedisClient,
+  createRedisClient,
+  type RedisClient,
+} from '../../src/adapters/redis-client';
 import { startApiServer, type RunningApi } from '../../src/api-server';
 import { loadConfig, type Config } from '../../src/config';
 import { hashApiKey } from '../../src/domain/key-registry';
@@ -14,7 +18,10 @@ import { createSilentLogger } from '../../src/logger';
 import { startRedis, type RedisServer } from './redis-server';
 import { startS3, type S3TestServer } from './s3-server';
 
-export const STACK_KEYS = { good: 'rk_stack-good-0123456789', ten: 'rk_stack-ten-0123456789' } as const;
+export const STACK_KEYS = {
+  good: 'rk_stack-good-0123456789',
+  ten: 'rk_stack-ten-0123456789',
+} as const;
 export const STACK_APP = 'stack-web';
 
 export function stackAuth(key: string = STACK_KEYS.good): Record<string, string> {
@@ -35,7 +42,9 @@ export interface ProductionStack {
   stop(): Promise<void>;
 }
 
-export async function startProductionStack(options: { replicas?: number; env?: Record<string, string> } = {}): Promise<ProductionStack> {
+export async function startProductionStack(
+  options: { replicas?: number; env?: Record<string, string> } = {},
+): Promise<ProductionStack> {
   const redis = await startRedis();
   const s3 = await startS3();
   const logger = createSilentLogger();
@@ -64,12 +73,19 @@ export async function startProductionStack(options: { replicas?: number; env?: R
     apps: [{ id: STACK_APP, disabled: false }],
     keys: [
       { id: 'good', sha256: hashApiKey(STACK_KEYS.good), apps: [STACK_APP], disabled: false },
-      { id: 'ten', sha256: hashApiKey(STACK_KEYS.ten), apps: [STACK_APP], limit: 10, disabled: false },
+      {
+        id: 'ten',
+        sha256: hashApiKey(STACK_KEYS.ten),
+        apps: [STACK_APP],
+        limit: 10,
+        disabled: false,
+      },
     ],
   }));
 
   const replicas: RunningApi[] = [];
-  for (let i = 0; i < (options.replicas ?? 2); i++) replicas.push(await startApiServer(config(), logger));
+  for (let i = 0; i < (options.replicas ?? 2); i++)
+    replicas.push(await startApiServer(config(), logger));
   const ingest = await startIngestServer(config(), logger);
   return {
     redis,

@@ -68,7 +68,9 @@ async function startContainer(): Promise<S3TestServer> {
   const tc = loadedTestcontainers();
   const accessKey = 'radar-test';
   const secretKey = 'radar-test-secret';
-  const container = await new tc.GenericContainer('quay.io/minio/minio:RELEASE.2025-09-07T16-13-09Z')
+  const container = await new tc.GenericContainer(
+    'quay.io/minio/minio:RELEASE.2025-09-07T16-13-09Z',
+  )
     .withCommand(['server', '/data'])
     .withEnvironment({ MINIO_ROOT_USER: accessKey, MINIO_ROOT_PASSWORD: secretKey })
     .withExposedPorts(9000)

@@ -30,7 +30,10 @@ export interface SpawnedProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export function spawnNode(entry: string, options: { cwd: string; env: Record<string, string>; args?: string[] }): SpawnedProcess {
+export function spawnNode(
+  entry: string,
+  options: { cwd: string; env: Record<string, string>; args?: string[] },
+): SpawnedProcess {
   const child = spawn(process.execPath, [entry, ...(options.args ?? [])], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '', ...options.env },
@@ -40,7 +43,9 @@ export function spawnNode(entry: string, options: { cwd: string; env: Record<str
   let err = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
   return {
     child,
     stdout: () => out,
@@ -50,8 +55,10 @@ export function spawnNode(entry: string, options: { cwd: string; env: Record<str
       for (;;) {
         const match = (err + out).match(pattern);
         if (match) return match;
-        if (child.exitCode !== null) throw new Error(`process exited (${child.exitCode}) before ${pattern}:\n${err}\n${out}`);
-        if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${pattern}:\n${err}\n${out}`);
+        if (child.exitCode !== null)
+          throw new Error(`process exited (${child.exitCode}) before ${pattern}:\n${err}\n${out}`);
+        if (Date.now() - started > timeoutMs)
+          throw new Error(`timed out waiting for ${pattern}:\n${err}\n${out}`);
         await new Promise((r) => setTimeout(r, 50));
       }
     },

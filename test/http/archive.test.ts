@@ -26,9 +26,16 @@ function expectError(res: Awaited<ReturnType<typeof get>>, code: number, message
 }
 
 describe('validation and lookup', () => {
-  it.each(['2026112214', '2026112214000', 'abcdefghijkl', '202613011200', '202602301200', '202611222400', '20261122140a'])(
-    '400 for %s',
-    async (ts) => expectError(await get({}, 'GET', `/tiles/${ts}.pmtiles`), 400, 'Bad Request'),
+  it.each([
+    '2026112214',
+    '2026112214000',
+    'abcdefghijkl',
+    '202613011200',
+    '202602301200',
+    '202611222400',
+    '20261122140a',
+  ])('400 for %s', async (ts) =>
+    expectError(await get({}, 'GET', `/tiles/${ts}.pmtiles`), 400, 'Bad Request'),
   );
   it('404 for a valid timestamp that is not published', async () => {
     expectError(await get({}, 'GET', '/tiles/202001010000.pmtiles'), 404, 'Not Found');
@@ -90,12 +97,15 @@ describe('ranges', () => {
     expect(res.headers['content-length']).toBe('100');
     expect(res.body.length).toBe(0);
   });
-  it.each([`bytes=${size}-`, `bytes=${size + 10}-${size + 20}`, 'bytes=-0'])('%s -> 416', async (range) => {
-    const res = await get({ Range: range });
-    expectError(res, 416, 'Range Not Satisfiable');
-    expect(res.headers['content-range']).toBe(`bytes */${size}`);
-    expect(res.headers.etag).toBeUndefined();
-  });
+  it.each([`bytes=${size}-`, `bytes=${size + 10}-${size + 20}`, 'bytes=-0'])(
+    '%s -> 416',
+    async (range) => {
+      const res = await get({ Range: range });
+      expectError(res, 416, 'Range Not Satisfiable');
+      expect(res.headers['content-range']).toBe(`bytes */${size}`);
+      expect(res.headers.etag).toBeUndefined();
+    },
+  );
   it.each(['bytes=0-1,5-6', 'bytes=0-10, 20-30', 'items=0-5', 'garbage', 'bytes=a-b'])(
     '%s -> 200 whole archive',
     async (range) => {
@@ -151,12 +161,15 @@ describe('conditional requests', () => {
 });
 
 describe('methods', () => {
-  it.each(['POST', 'PUT', 'DELETE', 'PATCH'])('%s -> 405 with Allow, before auth', async (method) => {
-    const res = await request(api.baseUrl, path, { method });
-    expect(res.status).toBe(405);
-    expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
-    expect(res.json()).toEqual({ error: { code: 405, message: 'Method Not Allowed' } });
-  });
+  it.each(['POST', 'PUT', 'DELETE', 'PATCH'])(
+    '%s -> 405 with Allow, before auth',
+    async (method) => {
+      const res = await request(api.baseUrl, path, { method });
+      expect(res.status).toBe(405);
+      expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
+      expect(res.json()).toEqual({ error: { code: 405, message: 'Method Not Allowed' } });
+    },
+  );
   it('plain OPTIONS -> 204 with Allow', async () => {
     const res = await request(api.baseUrl, path, { method: 'OPTIONS' });
     expect(res.status).toBe(204);

@@ -15,7 +15,11 @@ afterAll(() => api.stop());
 
 const paths = ['/status.json', `/tiles/${TS}.pmtiles`];
 
-function expectErrorRecord(res: { status: number; body: Buffer; headers: Record<string, unknown> }, code: number, message: string) {
+function expectErrorRecord(
+  res: { status: number; body: Buffer; headers: Record<string, unknown> },
+  code: number,
+  message: string,
+) {
   expect(res.status).toBe(code);
   expect(res.headers['content-type']).toMatch(/^application\/json/);
   expect(JSON.parse(res.body.toString())).toEqual({ error: { code, message } });
@@ -32,14 +36,20 @@ describe.each(paths)('authentication on %s', (path) => {
     ['empty token', { Authorization: 'Bearer ', 'X-App': `Bearer ${APPS.web}` }],
     ['unknown key', auth('rk_unknown', APPS.web)],
     ['unknown app', auth(KEYS.good, 'nobody')],
-    ['token with spaces', { Authorization: `Bearer ${KEYS.good} extra`, 'X-App': `Bearer ${APPS.web}` }],
+    [
+      'token with spaces',
+      { Authorization: `Bearer ${KEYS.good} extra`, 'X-App': `Bearer ${APPS.web}` },
+    ],
   ];
-  it.each(unauthorized)('401 for %s, with WWW-Authenticate and no rate-limit headers', async (_name, headers) => {
-    const res = await request(api.baseUrl, path, { headers });
-    expectErrorRecord(res, 401, 'Unauthorized');
-    expect(res.headers['www-authenticate']).toBe('Bearer');
-    expect(res.headers['x-ratelimit-limit']).toBeUndefined();
-  });
+  it.each(unauthorized)(
+    '401 for %s, with WWW-Authenticate and no rate-limit headers',
+    async (_name, headers) => {
+      const res = await request(api.baseUrl, path, { headers });
+      expectErrorRecord(res, 401, 'Unauthorized');
+      expect(res.headers['www-authenticate']).toBe('Bearer');
+      expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+    },
+  );
 
   const forbidden: Array<[string, Record<string, string>]> = [
     ['disabled key', auth(KEYS.disabled, APPS.web)],
@@ -72,7 +82,9 @@ describe('order of checks', () => {
     expectErrorRecord(res, 401, 'Unauthorized');
   });
   it('403 comes before validation and lookup', async () => {
-    const res = await request(api.baseUrl, '/tiles/209901010000.pmtiles', { headers: auth(KEYS.disabled) });
+    const res = await request(api.baseUrl, '/tiles/209901010000.pmtiles', {
+      headers: auth(KEYS.disabled),
+    });
     expectErrorRecord(res, 403, 'Forbidden');
   });
   it('unknown paths are 404 with or without credentials', async () => {
@@ -88,11 +100,17 @@ describe('order of checks', () => {
 });
 
 describe('path matching is exact', () => {
-  it.each(['/STATUS.JSON', '/status.json/', '/Status.json', `/tiles/${TS}.PMTILES`, `/tiles/${TS}.pmtiles/`, '/tiles/', '/tiles', '/'])(
-    '%s -> 404',
-    async (p) => {
-      const res = await request(api.baseUrl, p, { headers: auth() });
-      expectErrorRecord(res, 404, 'Not Found');
-    },
-  );
+  it.each([
+    '/STATUS.JSON',
+    '/status.json/',
+    '/Status.json',
+    `/tiles/${TS}.PMTILES`,
+    `/tiles/${TS}.pmtiles/`,
+    '/tiles/',
+    '/tiles',
+    '/',
+  ])('%s -> 404', async (p) => {
+    const res = await request(api.baseUrl, p, { headers: auth() });
+    expectErrorRecord(res, 404, 'Not Found');
+  });
 });

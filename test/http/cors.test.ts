@@ -28,7 +28,9 @@ describe('default origins (*)', () => {
 
   it('exposes the headers a PMTiles client needs, also on errors', async () => {
     for (const headers of [auth(), {}]) {
-      const res = await request(api.baseUrl, '/status.json', { headers: { ...headers, Origin: 'https://maps.example' } });
+      const res = await request(api.baseUrl, '/status.json', {
+        headers: { ...headers, Origin: 'https://maps.example' },
+      });
       expect(res.headers['access-control-allow-origin']).toBe('*');
       expect(res.headers['access-control-expose-headers']).toBe(CORS_EXPOSE_HEADERS.join(','));
     }
@@ -43,7 +45,9 @@ describe('explicit origins', () => {
   afterAll(() => api.stop());
 
   it('echoes an allowed origin with Vary: Origin', async () => {
-    const res = await request(api.baseUrl, '/status.json', { headers: { Origin: 'https://b.example' } });
+    const res = await request(api.baseUrl, '/status.json', {
+      headers: { Origin: 'https://b.example' },
+    });
     expect(res.headers['access-control-allow-origin']).toBe('https://b.example');
     expect(res.headers.vary).toMatch(/Origin/);
   });

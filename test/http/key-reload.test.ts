@@ -1,7 +1,13 @@
 /** Key file changes take effect within 2 s; a broken file keeps the last good keys. */
 import fs from 'node:fs/promises';
 import { writeKeyFile } from '../../src/adapters/key-file';
-import { auth, KEYS, registryData, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
+import {
+  auth,
+  KEYS,
+  registryData,
+  startEmbeddedApi,
+  type EmbeddedApi,
+} from '../harness/embedded-api';
 import { request } from '../harness/http-client';
 
 let api: EmbeddedApi;
@@ -17,7 +23,8 @@ async function statusWithin(expected: number, timeoutMs = 2000): Promise<void> {
     // 503 (nothing published) proves authentication passed.
     const status = res.status === 503 ? 200 : res.status;
     if (status === expected) return;
-    if (Date.now() - started > timeoutMs) throw new Error(`still ${res.status} after ${timeoutMs} ms`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`still ${res.status} after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -33,7 +33,10 @@ beforeAll(async () => {
       done();
     },
   });
-  const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', ADMIN_PORT: '0', RADAR_SIMULATE: '0' }, root);
+  const config = loadConfig(
+    { HOST: '127.0.0.1', PORT: '0', ADMIN_PORT: '0', RADAR_SIMULATE: '0' },
+    root,
+  );
   api = await startApiServer(config, pino({ level: 'info' }, sink));
 });
 afterAll(async () => {
@@ -46,17 +49,22 @@ const base = () => `http://127.0.0.1:${api.port}`;
 it('exports request, limiter, auth, store, catalog and ingest metrics with bounded labels', async () => {
   await request(base(), '/status.json', { headers: auth() });
   await request(base(), `/tiles/${ts}.pmtiles`, { headers: { ...auth(), Range: 'bytes=0-99' } });
-  await request(base(), `/tiles/${ts}.pmtiles`, { headers: { ...auth(), Range: 'bytes=999999999-' } });
-  const etag = (await request(base(), `/tiles/${ts}.pmtiles`, { method: 'HEAD', headers: auth() })).headers.etag as string;
+  await request(base(), `/tiles/${ts}.pmtiles`, {
+    headers: { ...auth(), Range: 'bytes=999999999-' },
+  });
+  const etag = (await request(base(), `/tiles/${ts}.pmtiles`, { method: 'HEAD', headers: auth() }))
+    .headers.etag as string;
   await request(base(), `/tiles/${ts}.pmtiles`, { headers: { ...auth(), 'If-None-Match': etag } });
   await request(base(), '/tiles/209901011200.pmtiles', { headers: auth() });
   await request(base(), '/no/such/path/202611221400', { headers: auth() });
   await request(base(), '/status.json', { headers: auth('rk_nope') });
   await request(base(), '/status.json', { headers: auth(KEYS.disabled) });
-  for (let i = 0; i < 4; i++) await request(base(), '/status.json', { headers: auth(KEYS.limited) });
+  for (let i = 0; i < 4; i++)
+    await request(base(), '/status.json', { headers: auth(KEYS.limited) });
 
   const text = (await request(`http://127.0.0.1:${api.adminPort}`, '/metrics')).body.toString();
-  const series = (name: string) => text.split('\n').filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
+  const series = (name: string) =>
+    text.split('\n').filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
   const requests = series('radar_http_requests_total');
   for (const status of ['200', '206', '304', '404', '416', '429', '401', '403']) {
     expect(requests.some((l) => l.includes(`status="${status}"`))).toBe(true);
@@ -67,26 +75,46 @@ it('exports request, limiter, auth, store, catalog and ingest metrics with bound
   expect(text).not.toContain(KEYS.good);
   expect(series('radar_auth_failures_total').join('\n')).toMatch(/reason="unknown-key"[^\n]* 1/);
   expect(series('radar_auth_failures_total').join('\n')).toMatch(/reason="key-disabled"[^\n]* 1/);
-  expect(series('radar_rate_limit_decisions_total').join('\n')).toMatch(/decision="limited",tier="3"\} 1/);
+  expect(series('radar_rate_limit_decisions_total').join('\n')).toMatch(
+    /decision="limited",tier="3"\} 1/,
+  );
   expect(series('radar_catalog_timestamps')).toEqual(['radar_catalog_timestamps 1']);
   expect(series('radar_catalog_in_sync')).toEqual(['radar_catalog_in_sync 1']);
   expect(series('radar_status_healthy')).toEqual(['radar_status_healthy 1']);
   expect(series('radar_ingest_published_total')).toEqual(['radar_ingest_published_total 1']);
-  expect(series('radar_object_store_request_duration_seconds_count').join('\n')).toContain('operation="get_range"');
+  expect(series('radar_object_store_request_duration_seconds_count').join('\n')).toContain(
+    'operation="get_range"',
+  );
   expect(text).toContain('process_resident_memory_bytes');
   expect(text).toContain('nodejs_eventloop_lag_seconds');
 });
 
 it('logs one line per request with request id, route template, ids and no key', async () => {
-  const res = await request(base(), `/tiles/${ts}.pmtiles`, { headers: { ...auth(), Range: 'bytes=0-9', 'X-Request-Id': 'edge-abc-123' } });
+  const res = await request(base(), `/tiles/${ts}.pmtiles`, {
+    headers: { ...auth(), Range: 'bytes=0-9', 'X-Request-Id': 'edge-abc-123' },
+  });
   expect(res.headers['x-request-id']).toBe('edge-abc-123');
-  const generated = (await request(base(), '/status.json', { headers: auth() })).headers['x-request-id'];
+  const generated = (await request(base(), '/status.json', { headers: auth() })).headers[
+    'x-request-id'
+  ];
   expect(generated).toMatch(/^[0-9a-f-]{36}$/);
-  const bad = (await request(base(), '/status.json', { headers: { ...auth(), 'X-Request-Id': 'x'.repeat(300) } })).headers['x-request-id'];
+  const bad = (
+    await request(base(), '/status.json', {
+      headers: { ...auth(), 'X-Request-Id': 'x'.repeat(300) },
+    })
+  ).headers['x-request-id'];
   expect(bad).toMatch(/^[0-9a-f-]{36}$/);
   await waitUntil(() => lines.some((l) => l.requestId === 'edge-abc-123'), 2000, 'log line');
   const line = lines.find((l) => l.requestId === 'edge-abc-123')!;
-  expect(line).toMatchObject({ msg: 'request', method: 'GET', route: '/tiles/:timestamp.pmtiles', status: 206, bytes: 10, keyId: 'good', appId: 'acme-web' });
+  expect(line).toMatchObject({
+    msg: 'request',
+    method: 'GET',
+    route: '/tiles/:timestamp.pmtiles',
+    status: 206,
+    bytes: 10,
+    keyId: 'good',
+    appId: 'acme-web',
+  });
   expect(typeof line.durationMs).toBe('number');
   const all = JSON.stringify(lines);
   for (const key of Object.values(KEYS)) expect(all).not.toContain(key);

@@ -15,11 +15,17 @@ afterAll(() => api.stop());
 it('counts every authorised request, whatever its outcome, and answers 429 past the limit', async () => {
   const headers = auth(KEYS.limited);
   // limit 3: a 200, a 404 and a 400 each cost one point.
-  const first = await request(api.baseUrl, `/tiles/${TS}.pmtiles`, { headers: { ...headers, Range: 'bytes=0-9' } });
+  const first = await request(api.baseUrl, `/tiles/${TS}.pmtiles`, {
+    headers: { ...headers, Range: 'bytes=0-9' },
+  });
   const second = await request(api.baseUrl, '/tiles/202001010000.pmtiles', { headers });
   const third = await request(api.baseUrl, '/tiles/nope.pmtiles', { headers });
   expect([first.status, second.status, third.status]).toEqual([206, 404, 400]);
-  expect([first, second, third].map((r) => r.headers['x-ratelimit-remaining'])).toEqual(['2', '1', '0']);
+  expect([first, second, third].map((r) => r.headers['x-ratelimit-remaining'])).toEqual([
+    '2',
+    '1',
+    '0',
+  ]);
   for (const r of [first, second, third]) expect(r.headers['x-ratelimit-limit']).toBe('3');
 
   const limited = await request(api.baseUrl, '/status.json', { headers });
@@ -49,7 +55,11 @@ it('keeps limits per key: another key is unaffected', async () => {
 
 it('does not charge preflights, 401 or 403', async () => {
   const probe = async () =>
-    Number((await request(api.baseUrl, '/status.json', { headers: auth(KEYS.good) })).headers['x-ratelimit-remaining']);
+    Number(
+      (await request(api.baseUrl, '/status.json', { headers: auth(KEYS.good) })).headers[
+        'x-ratelimit-remaining'
+      ],
+    );
   const before = await probe();
   await request(api.baseUrl, '/status.json', {
     method: 'OPTIONS',

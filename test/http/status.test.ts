@@ -11,7 +11,9 @@ beforeAll(async () => {
 afterAll(() => api.stop());
 
 const now = Date.now();
-const recent = [0, 2, 4].map((m) => formatTimestamp(Math.floor(now / 120_000) * 120_000 - m * 60_000));
+const recent = [0, 2, 4].map((m) =>
+  formatTimestamp(Math.floor(now / 120_000) * 120_000 - m * 60_000),
+);
 
 it('answers 503 with the error record and rate-limit headers while nothing is published', async () => {
   const res = await request(api.baseUrl, '/status.json', { headers: auth() });
@@ -46,14 +48,20 @@ describe('with archives published', () => {
     const first = await request(api.baseUrl, '/status.json', { headers: auth() });
     const etag = first.headers.etag as string;
     expect(etag).toMatch(/^"[^"]+"$/);
-    const second = await request(api.baseUrl, '/status.json', { headers: { ...auth(), 'If-None-Match': etag } });
+    const second = await request(api.baseUrl, '/status.json', {
+      headers: { ...auth(), 'If-None-Match': etag },
+    });
     expect(second.status).toBe(304);
     expect(second.body.length).toBe(0);
     expect(second.headers.etag).toBe(etag);
     expect(second.headers['x-ratelimit-remaining']).toBeDefined();
-    const weak = await request(api.baseUrl, '/status.json', { headers: { ...auth(), 'If-None-Match': `W/${etag}` } });
+    const weak = await request(api.baseUrl, '/status.json', {
+      headers: { ...auth(), 'If-None-Match': `W/${etag}` },
+    });
     expect(weak.status).toBe(304);
-    const other = await request(api.baseUrl, '/status.json', { headers: { ...auth(), 'If-None-Match': '"x"' } });
+    const other = await request(api.baseUrl, '/status.json', {
+      headers: { ...auth(), 'If-None-Match': '"x"' },
+    });
     expect(other.status).toBe(200);
   });
 
@@ -85,7 +93,10 @@ describe('health', () => {
       await stale.publish(old, buildArchive(old, 1));
       await stale.waitForListed(old);
       const res = await request(stale.baseUrl, '/status.json', { headers: auth() });
-      expect(res.json<{ healthy: boolean; latest: string }>()).toMatchObject({ healthy: false, latest: old });
+      expect(res.json<{ healthy: boolean; latest: string }>()).toMatchObject({
+        healthy: false,
+        latest: old,
+      });
     } finally {
       await stale.stop();
     }

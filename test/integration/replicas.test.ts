@@ -12,7 +12,13 @@ import { KEY_REGISTRY_KEY, TIMESTAMPS_KEY } from '../../src/adapters/redis-keys'
 import { formatTimestamp } from '../../src/domain/timestamps';
 import { archiveOf, buildArchive, pyramid } from '../fixtures/archives';
 import { request } from '../harness/http-client';
-import { startProductionStack, stackAuth, STACK_APP, STACK_KEYS, type ProductionStack } from '../harness/production-stack';
+import {
+  startProductionStack,
+  stackAuth,
+  STACK_APP,
+  STACK_KEYS,
+  type ProductionStack,
+} from '../harness/production-stack';
 import { waitUntil } from '../harness/redis-server';
 
 jest.setTimeout(60_000);
@@ -22,7 +28,10 @@ const base = Math.floor(Date.now() / 120_000) * 120_000;
 const ts = (i: number) => formatTimestamp(base - i * 120_000);
 const archives = new Map<string, Buffer>();
 
-async function upload(timestamp: string, bytes: Buffer = buildArchive(timestamp, 3)): Promise<void> {
+async function upload(
+  timestamp: string,
+  bytes: Buffer = buildArchive(timestamp, 3),
+): Promise<void> {
   archives.set(timestamp, bytes);
   await stack.s3.put(`${timestamp}.pmtiles`, bytes);
 }
@@ -34,7 +43,12 @@ async function listedOn(baseUrl: string): Promise<string[]> {
 
 async function waitListedEverywhere(timestamp: string, timeoutMs: number): Promise<void> {
   for (const url of stack.baseUrls) {
-    await waitUntil(async () => (await listedOn(url)).includes(timestamp), timeoutMs, `${timestamp} on ${url}`, 25);
+    await waitUntil(
+      async () => (await listedOn(url)).includes(timestamp),
+      timeoutMs,
+      `${timestamp} on ${url}`,
+      25,
+    );
   }
 }
 
@@ -49,24 +63,35 @@ afterAll(() => stack?.stop());
 it('publishes an upload to every replica within 1 s of the worker publishing it', async () => {
   const timestamp = ts(0);
   await upload(timestamp);
-  await waitUntil(async () => (await stack.client.zscore(TIMESTAMPS_KEY, timestamp)) !== null, 10_000, 'published in Redis');
+  await waitUntil(
+    async () => (await stack.client.zscore(TIMESTAMPS_KEY, timestamp)) !== null,
+    10_000,
+    'published in Redis',
+  );
   const published = Date.now();
   await waitListedEverywhere(timestamp, 1000);
   const lag = Date.now() - published;
   expect(lag).toBeLessThanOrEqual(1000);
   for (const url of stack.baseUrls) {
-    const status = (await request(url, '/status.json', { headers: stackAuth() })).json<{ latest: string; timestamps: string[] }>();
+    const status = (await request(url, '/status.json', { headers: stackAuth() })).json<{
+      latest: string;
+      timestamps: string[];
+    }>();
     expect(status.latest).toBe(timestamp);
     expect(new Set(status.timestamps).size).toBe(status.timestamps.length);
   }
 });
 
 it('the ingest worker reports leadership, publications and lag on its admin /metrics', async () => {
-  const text = (await request(`http://127.0.0.1:${stack.ingest.adminPort}`, '/metrics')).body.toString();
+  const text = (
+    await request(`http://127.0.0.1:${stack.ingest.adminPort}`, '/metrics')
+  ).body.toString();
   expect(text).toMatch(/^radar_ingest_leader 1$/m);
   expect(Number(/^radar_ingest_published_total (\d+)$/m.exec(text)![1])).toBeGreaterThanOrEqual(2);
   expect(text).toMatch(/^radar_ingest_lag_seconds_count \d+$/m);
-  expect((await request(`http://127.0.0.1:${stack.ingest.adminPort}`, '/healthz')).status).toBe(200);
+  expect((await request(`http://127.0.0.1:${stack.ingest.adminPort}`, '/healthz')).status).toBe(
+    200,
+  );
 });
 
 it('serves byte-identical ranges from the bucket on both replicas', async () => {
@@ -83,7 +108,9 @@ it('serves byte-identical ranges from the bucket on both replicas', async () => 
   ];
   for (const url of stack.baseUrls) {
     for (const [range, start, end] of windows) {
-      const res = await request(url, `/tiles/${timestamp}.pmtiles`, { headers: { ...stackAuth(), Range: range } });
+      const res = await request(url, `/tiles/${timestamp}.pmtiles`, {
+        headers: { ...stackAuth(), Range: range },
+      });
       expect(res.status).toBe(206);
       expect(res.headers['content-range']).toBe(`bytes ${start}-${end}/${size}`);
       expect(res.body.equals(bytes.subarray(start, end + 1))).toBe(true);
@@ -94,7 +121,15 @@ it('serves byte-identical ranges from the bucket on both replicas', async () => 
     expect(whole.headers.etag).toMatch(/^"[0-9a-f]{32}"$/);
   }
   const etags = await Promise.all(
-    stack.baseUrls.map(async (url) => (await request(url, `/tiles/${timestamp}.pmtiles`, { method: 'HEAD', headers: stackAuth() })).headers.etag),
+    stack.baseUrls.map(
+      async (url) =>
+        (
+          await request(url, `/tiles/${timestamp}.pmtiles`, {
+            method: 'HEAD',
+            headers: stackAuth(),
+          })
+        ).headers.etag,
+    ),
   );
   expect(etags[0]).toBe(etags[1]);
 });
@@ -122,14 +157,27 @@ it('shares one rate limit across replicas: exactly 10 of 20 alternating requests
   const results = [];
   for (let i = 0; i < 20; i++) {
     const url = stack.baseUrls[i % 2]!;
-    results.push(await request(url, `/tiles/${ts(1)}.pmtiles`, { headers: { ...stackAuth(STACK_KEYS.ten), Range: 'bytes=0-9' } }));
+    results.push(
+      await request(url, `/tiles/${ts(1)}.pmtiles`, {
+        headers: { ...stackAuth(STACK_KEYS.ten), Range: 'bytes=0-9' },
+      }),
+    );
   }
   expect(results.filter((r) => r.status === 206)).toHaveLength(10);
   const limited = results.filter((r) => r.status === 429);
   expect(limited).toHaveLength(10);
-  expect(results.slice(0, 10).map((r) => r.headers['x-ratelimit-remaining'])).toEqual(
-    ['9', '8', '7', '6', '5', '4', '3', '2', '1', '0'],
-  );
+  expect(results.slice(0, 10).map((r) => r.headers['x-ratelimit-remaining'])).toEqual([
+    '9',
+    '8',
+    '7',
+    '6',
+    '5',
+    '4',
+    '3',
+    '2',
+    '1',
+    '0',
+  ]);
   const resets = new Set(results.map((r) => Number(r.headers['x-ratelimit-reset'])));
   expect(Math.max(...resets) - Math.min(...resets)).toBeLessThanOrEqual(1);
   for (const r of limited) {
@@ -139,7 +187,9 @@ it('shares one rate limit across replicas: exactly 10 of 20 alternating requests
     expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   }
   // Both replicas answered 429s, so the count really is shared.
-  expect(new Set(results.map((r, i) => (r.status === 429 ? i % 2 : -1)).filter((x) => x >= 0))).toEqual(new Set([0, 1]));
+  expect(
+    new Set(results.map((r, i) => (r.status === 429 ? i % 2 : -1)).filter((x) => x >= 0)),
+  ).toEqual(new Set([0, 1]));
 });
 
 it('reads tiles with the pmtiles reader through a replica backed by S3', async () => {
@@ -148,7 +198,9 @@ it('reads tiles with the pmtiles reader through a replica backed by S3', async (
   const bytes = archiveOf(tiles, 6, { timestamp });
   await upload(timestamp, bytes);
   await waitListedEverywhere(timestamp, 10_000);
-  const reader = new PMTiles(new FetchSource(`${stack.baseUrls[1]}/tiles/${timestamp}.pmtiles`, new Headers(stackAuth())));
+  const reader = new PMTiles(
+    new FetchSource(`${stack.baseUrls[1]}/tiles/${timestamp}.pmtiles`, new Headers(stackAuth())),
+  );
   expect((await reader.getHeader()).numAddressedTiles).toBe(tiles.length);
   for (const tile of [tiles[0]!, tiles[77]!, tiles[tiles.length - 1]!]) {
     const got = await reader.getZxy(tile.z, tile.x, tile.y);
@@ -166,7 +218,13 @@ it('closes the upstream request when the client disconnects mid-download', async
   const url = new URL(stack.baseUrls[0]!);
   await new Promise<void>((resolve, reject) => {
     const req = http.get(
-      { host: url.hostname, port: url.port, path: `/tiles/${timestamp}.pmtiles`, headers: stackAuth(), agent: false },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: `/tiles/${timestamp}.pmtiles`,
+        headers: stackAuth(),
+        agent: false,
+      },
       (res) => {
         expect(res.statusCode).toBe(200);
         expect(Number(res.headers['content-length'])).toBe(big.length);
@@ -186,14 +244,24 @@ it('closes the upstream request when the client disconnects mid-download', async
 it('the key CLI administers keys in Redis; creation and revocation reach both replicas within 1 s', async () => {
   const cli = path.resolve(__dirname, '../../dist/bin/keys.js');
   const keys = (...args: string[]) =>
-    execFileSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, REDIS_URL: stack.redis.url } });
+    execFileSync(process.execPath, [cli, ...args], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, REDIS_URL: stack.redis.url },
+    });
   const apiKey = keys('create-key', 'cli-made', '--app', STACK_APP).trim().split('\n').pop()!;
   const headers = { Authorization: `Bearer ${apiKey}`, 'X-App': `Bearer ${STACK_APP}` };
   const statusOn = async (url: string) => (await request(url, '/status.json', { headers })).status;
-  for (const url of stack.baseUrls) await waitUntil(async () => (await statusOn(url)) === 200, 1000, `new key accepted on ${url}`, 25);
+  for (const url of stack.baseUrls)
+    await waitUntil(
+      async () => (await statusOn(url)) === 200,
+      1000,
+      `new key accepted on ${url}`,
+      25,
+    );
   expect(keys('list')).toContain('cli-made');
   keys('disable-key', 'cli-made');
-  for (const url of stack.baseUrls) await waitUntil(async () => (await statusOn(url)) === 403, 1000, `key revoked on ${url}`, 25);
+  for (const url of stack.baseUrls)
+    await waitUntil(async () => (await statusOn(url)) === 403, 1000, `key revoked on ${url}`, 25);
   expect(await stack.client.get(KEY_REGISTRY_KEY)).not.toContain(apiKey);
 });
 
@@ -209,12 +277,22 @@ it('rebuilds the catalog after Redis restarts empty; replicas recover without re
     }
   };
   // Reconciliation (1 s polling) republishes every object from the bucket.
-  await waitUntil(async () => (await indexSize()) === before.length, 20_000, 'index rebuilt from the bucket', 100);
+  await waitUntil(
+    async () => (await indexSize()) === before.length,
+    20_000,
+    'index rebuilt from the bucket',
+    100,
+  );
   for (const url of stack.baseUrls) {
-    await waitUntil(async () => {
-      const now = await listedOn(url);
-      return now.length === before.length && before.every((t) => now.includes(t));
-    }, 10_000, `catalog rebuilt on ${url}`, 100);
+    await waitUntil(
+      async () => {
+        const now = await listedOn(url);
+        return now.length === before.length && before.every((t) => now.includes(t));
+      },
+      10_000,
+      `catalog rebuilt on ${url}`,
+      100,
+    );
   }
   // Events flow again: a new upload reaches both replicas through the reconnected channel.
   await upload(ts(8));

@@ -20,7 +20,9 @@ jest.setTimeout(CUT_DEADLINE_MS + 30_000);
 
 let api: HostileApi;
 beforeAll(async () => {
-  api = await startHostileApi({ env: { RADAR_REQUEST_TIMEOUT_S: String(REQUEST_TIMEOUT_MS / 1000) } });
+  api = await startHostileApi({
+    env: { RADAR_REQUEST_TIMEOUT_S: String(REQUEST_TIMEOUT_MS / 1000) },
+  });
 });
 afterAll(() => api?.stop());
 

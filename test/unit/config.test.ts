@@ -44,7 +44,8 @@ it('lists every problem at once', () => {
   }
   expect(error).toBeInstanceOf(ConfigError);
   const problems = (error as ConfigError).problems.join('\n');
-  for (const name of ['PORT', 'RADAR_RATE_LIMIT', 'LOG_LEVEL', 'RADAR_SIMULATE']) expect(problems).toContain(name);
+  for (const name of ['PORT', 'RADAR_RATE_LIMIT', 'LOG_LEVEL', 'RADAR_SIMULATE'])
+    expect(problems).toContain(name);
 });
 
 it('rejects half an S3 configuration and mixed CORS wildcards', () => {

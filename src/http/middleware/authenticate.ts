@@ -17,7 +17,10 @@ export interface Caller {
 /** Observer for auth failures (metrics hook); reason is a fixed vocabulary. */
 export type AuthFailureListener = (reason: string) => void;
 
-export function authenticate(keys: KeyStore, onFailure: AuthFailureListener = () => {}): Middleware {
+export function authenticate(
+  keys: KeyStore,
+  onFailure: AuthFailureListener = () => {},
+): Middleware {
   return async (ctx, next) => {
     // Node keeps only the first of repeated Authorization lines; two different keys are refused.
     // (Repeated X-App lines arrive joined with ", ", which is no valid token either.)

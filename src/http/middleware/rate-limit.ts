@@ -10,7 +10,10 @@ import type { Caller } from './authenticate';
 /** Observer of every decision (metrics): allowed or not, and the key's tier (its limit). */
 export type RateDecisionListener = (allowed: boolean, limit: number) => void;
 
-export function rateLimit(limiter: RateLimiter, onDecision: RateDecisionListener = () => {}): Middleware {
+export function rateLimit(
+  limiter: RateLimiter,
+  onDecision: RateDecisionListener = () => {},
+): Middleware {
   return async (ctx, next) => {
     const caller = ctx.state.caller as Caller;
     const decision = await limiter.consume(caller.keyId, caller.limit);

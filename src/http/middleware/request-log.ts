@@ -22,7 +22,10 @@ function routeOf(ctx: Context): string {
 
 /** Per-series metric handles, so a request costs no label hashing (bounded: route × method × status). */
 function createSeriesCache(metrics: ApiMetrics) {
-  const series = new Map<string, { count: () => void; observe: (s: number) => void; bytes: (n: number) => void }>();
+  const series = new Map<
+    string,
+    { count: () => void; observe: (s: number) => void; bytes: (n: number) => void }
+  >();
   return (route: string, method: string, status: string) => {
     const key = `${route} ${method} ${status}`;
     let handles = series.get(key);
@@ -31,7 +34,11 @@ function createSeriesCache(metrics: ApiMetrics) {
       const requests = metrics.httpRequests.labels(labels);
       const duration = metrics.httpDuration.labels(labels);
       const bytes = metrics.httpResponseBytes.labels(labels);
-      handles = { count: () => requests.inc(), observe: (s) => duration.observe(s), bytes: (n) => bytes.inc(n) };
+      handles = {
+        count: () => requests.inc(),
+        observe: (s) => duration.observe(s),
+        bytes: (n) => bytes.inc(n),
+      };
       series.set(key, handles);
     }
     return handles;
@@ -52,8 +59,13 @@ export function requestLog(logger: Logger, metrics?: ApiMetrics): Middleware {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = routeOf(ctx);
       const status = ctx.res.writableFinished ? ctx.status : 499; // 499: client went away
-      const bytes = ctx.method === 'HEAD' || status === 304 || status === 204 ? 0 : Number(ctx.response.length ?? 0);
-      const sent = ctx.res.writableFinished ? bytes : Math.max(0, ctx.res.socket?.bytesWritten ?? 0);
+      const bytes =
+        ctx.method === 'HEAD' || status === 304 || status === 204
+          ? 0
+          : Number(ctx.response.length ?? 0);
+      const sent = ctx.res.writableFinished
+        ? bytes
+        : Math.max(0, ctx.res.socket?.bytesWritten ?? 0);
       const series = seriesFor?.(route, ctx.method, String(status));
       series?.count();
       series?.observe(seconds);

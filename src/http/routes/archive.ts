@@ -66,7 +66,9 @@ export function archiveRoute(deps: ArchiveRouteDeps): Middleware {
       return;
     }
 
-    const rangeHeader = ifRangeAllows(ctx.req.headers, validators) ? ctx.get('Range') || undefined : undefined;
+    const rangeHeader = ifRangeAllows(ctx.req.headers, validators)
+      ? ctx.get('Range') || undefined
+      : undefined;
     const selection = selectRange(rangeHeader, meta.size);
     if (selection.kind === 'unsatisfiable') throw new RangeNotSatisfiableError(meta.size);
     const window =

@@ -6,7 +6,11 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { BLOCK_BYTES, createCachingArchiveStore, MAX_CACHED_WINDOW } from '../../../src/adapters/block-cache';
+import {
+  BLOCK_BYTES,
+  createCachingArchiveStore,
+  MAX_CACHED_WINDOW,
+} from '../../../src/adapters/block-cache';
 import { createFsArchiveStore } from '../../../src/adapters/fs-archive-store';
 import { createMemoryCatalog } from '../../../src/adapters/memory-catalog';
 import { createArchiveWarmer } from '../../../src/archive-warmer';
@@ -18,7 +22,12 @@ import { archiveOf, pyramid } from '../../fixtures/archives';
 const TS = '202611221400';
 // Large enough for leaf directories and many blocks.
 const archive = archiveOf(pyramid(7, 200), 7, {});
-const meta: ArchiveMeta = { timestamp: TS, size: archive.length, etag: '"e"', lastModified: new Date(0) };
+const meta: ArchiveMeta = {
+  timestamp: TS,
+  size: archive.length,
+  etag: '"e"',
+  lastModified: new Date(0),
+};
 let dir: string;
 let inner: ArchiveStore;
 let loads: ByteWindow[];
@@ -50,7 +59,10 @@ const signal = () => new AbortController().signal;
 
 it('returns exact bytes for windows inside, across and at the end of blocks', async () => {
   const counts = { hits: 0, misses: 0 };
-  const cache = createCachingArchiveStore(inner, 64 * 1024 * 1024, { onHit: () => counts.hits++, onMiss: () => counts.misses++ });
+  const cache = createCachingArchiveStore(inner, 64 * 1024 * 1024, {
+    onHit: () => counts.hits++,
+    onMiss: () => counts.misses++,
+  });
   const windows: ByteWindow[] = [
     { offset: 0, length: 16384 },
     { offset: 0, length: 1 },
@@ -73,7 +85,9 @@ it('returns exact bytes for windows inside, across and at the end of blocks', as
 
 it('loads a block once for concurrent readers (single flight)', async () => {
   const cache = createCachingArchiveStore(inner, 64 * 1024 * 1024);
-  const bodies = await Promise.all(Array.from({ length: 50 }, () => cache.openRange(meta, { offset: 100, length: 500 }, signal())));
+  const bodies = await Promise.all(
+    Array.from({ length: 50 }, () => cache.openRange(meta, { offset: 100, length: 500 }, signal())),
+  );
   expect(loads).toHaveLength(1);
   for (const b of bodies) expect((b as Buffer).equals(archive.subarray(100, 600))).toBe(true);
 });
@@ -81,7 +95,8 @@ it('loads a block once for concurrent readers (single flight)', async () => {
 it('stays within its byte bound by evicting least recently used blocks', async () => {
   let evicted = 0;
   const cache = createCachingArchiveStore(inner, 3 * BLOCK_BYTES, { onEvict: () => evicted++ });
-  for (let i = 0; i < 8; i++) await cache.openRange(meta, { offset: i * BLOCK_BYTES, length: 10 }, signal());
+  for (let i = 0; i < 8; i++)
+    await cache.openRange(meta, { offset: i * BLOCK_BYTES, length: 10 }, signal());
   expect(cache.size()).toBeLessThanOrEqual(3 * BLOCK_BYTES);
   expect(evicted).toBe(5);
   await cache.openRange(meta, { offset: 7 * BLOCK_BYTES, length: 10 }, signal());
@@ -115,7 +130,11 @@ it('warms header, root and leaf directories of newly published archives', async 
   expect(header.leafDirectoryLength).toBeGreaterThan(0);
   const before = loads.length;
   await cache.openRange(meta, { offset: 0, length: 16384 }, signal());
-  await cache.openRange(meta, { offset: header.leafDirectoryOffset, length: Math.min(header.leafDirectoryLength, 4096) }, signal());
+  await cache.openRange(
+    meta,
+    { offset: header.leafDirectoryOffset, length: Math.min(header.leafDirectoryLength, 4096) },
+    signal(),
+  );
   expect(loads.length).toBe(before); // both answered from memory
   warmer.stop();
 });

@@ -2,10 +2,20 @@ import { createSnapshot } from '../../../src/domain/catalog-snapshot';
 import { isHealthy } from '../../../src/domain/health';
 import { createStatusRenderer, renderStatus } from '../../../src/domain/status-document';
 
-const meta = (timestamp: string) => ({ timestamp, size: 1, etag: '"e"', lastModified: new Date(0) });
+const meta = (timestamp: string) => ({
+  timestamp,
+  size: 1,
+  etag: '"e"',
+  lastModified: new Date(0),
+});
 
 it('orders newest first and collapses duplicates', () => {
-  const snap = createSnapshot(1, [meta('202611221400'), meta('202611221404'), meta('202611221402'), meta('202611221404')]);
+  const snap = createSnapshot(1, [
+    meta('202611221400'),
+    meta('202611221404'),
+    meta('202611221402'),
+    meta('202611221404'),
+  ]);
   expect(snap.timestamps).toEqual(['202611221404', '202611221402', '202611221400']);
 });
 
@@ -36,10 +46,20 @@ it('memoises per snapshot and health flag', () => {
 
 describe('isHealthy', () => {
   const now = Date.UTC(2026, 10, 22, 14, 10);
-  const base = { latest: '202611221400', nowMs: now, staleAfterS: 600, catalogInSync: true, storeReachable: true };
+  const base = {
+    latest: '202611221400',
+    nowMs: now,
+    staleAfterS: 600,
+    catalogInSync: true,
+    storeReachable: true,
+  };
   it('is true when fresh, in sync and reachable', () => expect(isHealthy(base)).toBe(true));
-  it('is false past the staleness bound', () => expect(isHealthy({ ...base, nowMs: now + 1000 })).toBe(false));
-  it('is false when out of sync', () => expect(isHealthy({ ...base, catalogInSync: false })).toBe(false));
-  it('is false when the store is unreachable', () => expect(isHealthy({ ...base, storeReachable: false })).toBe(false));
-  it('is false with nothing published', () => expect(isHealthy({ ...base, latest: undefined })).toBe(false));
+  it('is false past the staleness bound', () =>
+    expect(isHealthy({ ...base, nowMs: now + 1000 })).toBe(false));
+  it('is false when out of sync', () =>
+    expect(isHealthy({ ...base, catalogInSync: false })).toBe(false));
+  it('is false when the store is unreachable', () =>
+    expect(isHealthy({ ...base, storeReachable: false })).toBe(false));
+  it('is false with nothing published', () =>
+    expect(isHealthy({ ...base, latest: undefined })).toBe(false));
 });

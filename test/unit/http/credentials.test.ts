@@ -7,7 +7,16 @@ it.each([
   ['Bearer abc ', 'abc'],
 ])('%j -> %j', (value, token) => expect(parseBearer(value)).toBe(token));
 
-it.each([undefined, '', 'abc', 'Bearer', 'Bearer ', 'Bearer a b', 'Basic abc', 'Bearer\tabc', 'Bearer a,b', 'Bearer ä', ['Bearer a']])(
-  'rejects %j',
-  (value) => expect(parseBearer(value as string | undefined)).toBeUndefined(),
-);
+it.each([
+  undefined,
+  '',
+  'abc',
+  'Bearer',
+  'Bearer ',
+  'Bearer a b',
+  'Basic abc',
+  'Bearer\tabc',
+  'Bearer a,b',
+  'Bearer ä',
+  ['Bearer a'],
+])('rejects %j', (value) => expect(parseBearer(value as string | undefined)).toBeUndefined());

@@ -5,7 +5,10 @@ it('creates apps and keys that authenticate, stores only hashes, and disables/re
   let data = commands.createApp({ apps: [], keys: [] }, 'web');
   data = commands.createKey(data, 'acme', ['web'], 'rk_secret', 50);
   expect(JSON.stringify(data)).not.toContain('rk_secret');
-  expect(createKeyRegistry(data, 1).decide('rk_secret', 'web')).toMatchObject({ outcome: 'allowed', limit: 50 });
+  expect(createKeyRegistry(data, 1).decide('rk_secret', 'web')).toMatchObject({
+    outcome: 'allowed',
+    limit: 50,
+  });
 
   data = commands.setKeyDisabled(data, 'acme', true);
   expect(createKeyRegistry(data, 1).decide('rk_secret', 'web').outcome).toBe('forbidden');
