@@ -5,7 +5,6 @@
  * SIGKILL). Nothing is skipped when nginx is missing: starting the edge rejects.
  */
 import fs from 'node:fs/promises';
-import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,7 +13,7 @@ import {
   type LocalNginx,
   type LocalNginxOptions,
 } from '../../src/stack/local-nginx';
-import type { RawResponse } from './http-client';
+import { request } from './http-client';
 import { startProductionStack, stackAuth, type ProductionStack } from './production-stack';
 import { waitUntil } from './redis-server';
 import { API_ENTRY, freePort, spawnNode, type SpawnedProcess } from './spawned-api';
@@ -141,55 +140,8 @@ export async function spawnReplica(
   return { port, adminPort, url, process: proc };
 }
 
-/**
- * Like http-client's `request`, plus a source address (any 127.0.0.0/8 address on Linux, so
- * a test can be a different client IP for nginx's per-IP limits), a request body and an agent.
- */
-export function edgeRequest(
-  baseUrl: string,
-  requestPath: string,
-  options: {
-    method?: string;
-    headers?: http.OutgoingHttpHeaders;
-    localAddress?: string;
-    body?: string | Buffer;
-    agent?: http.Agent;
-    timeoutMs?: number;
-  } = {},
-): Promise<RawResponse> {
-  const url = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: requestPath,
-        method: options.method ?? 'GET',
-        headers: options.headers,
-        localAddress: options.localAddress,
-        agent: options.agent ?? false,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks);
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            body,
-            json: <T>() => JSON.parse(body.toString('utf8')) as T,
-          });
-        });
-        res.on('error', reject);
-        res.on('aborted', () => reject(new Error('response aborted')));
-      },
-    );
-    req.setTimeout(options.timeoutMs ?? 10_000, () => req.destroy(new Error('request timed out')));
-    req.on('error', reject);
-    req.end(options.body);
-  });
-}
+/** http-client's `request`, which also takes a source address, a body and an agent. */
+export const edgeRequest = request;
 
 /** Writes raw bytes on a fresh connection; resolves with everything received until the server closes it. */
 export function rawExchange(

@@ -11,14 +11,22 @@ export interface RawResponse {
   json<T = unknown>(): T;
 }
 
+/** Options of `request`: everything is sent exactly as given. */
+export interface RequestOptions {
+  method?: string;
+  headers?: http.OutgoingHttpHeaders | [string, string][];
+  /** Source address (any 127.0.0.0/8 address on Linux: another client IP for nginx limits). */
+  localAddress?: string;
+  body?: string | Buffer;
+  /** Default: a fresh connection per request. */
+  agent?: http.Agent;
+  timeoutMs?: number;
+}
+
 export function request(
   baseUrl: string,
   path: string,
-  options: {
-    method?: string;
-    headers?: http.OutgoingHttpHeaders | [string, string][];
-    timeoutMs?: number;
-  } = {},
+  options: RequestOptions = {},
 ): Promise<RawResponse> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
@@ -29,7 +37,8 @@ export function request(
         path,
         method: options.method ?? 'GET',
         headers: options.headers as http.OutgoingHttpHeaders,
-        agent: false,
+        localAddress: options.localAddress,
+        agent: options.agent ?? false,
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -44,10 +53,11 @@ export function request(
           });
         });
         res.on('error', reject);
+        res.on('aborted', () => reject(new Error('response aborted')));
       },
     );
     req.setTimeout(options.timeoutMs ?? 10_000, () => req.destroy(new Error('request timed out')));
     req.on('error', reject);
-    req.end();
+    req.end(options.body);
   });
 }
