@@ -134,11 +134,15 @@ function archiveSource(config: Config, s3: S3Client | undefined): ArchiveSource 
     : createFsArchiveSource(config.dataDir);
 }
 
-/** Where simulator frames go: the bucket when S3 is configured, else the data directory. */
-export function frameSink(config: Config, s3: S3Client | undefined): FrameSink {
+/** Where simulator frames go: the bucket when S3 is configured, else `dir` (the data directory). */
+export function frameSink(
+  config: Config,
+  s3: S3Client | undefined,
+  dir: string = config.dataDir,
+): FrameSink {
   return s3 && config.s3
     ? createS3FrameSink({ client: s3, bucket: config.s3.bucket, prefix: config.s3.prefix })
-    : createDirectorySink(config.dataDir);
+    : createDirectorySink(dir);
 }
 
 function simulatorService(config: Config, sink: FrameSink, logger: Logger): Service {

@@ -5,15 +5,9 @@
  */
 import type { StyleSpecification } from 'maplibre-gl';
 import type { FeatureCollection } from 'geojson';
+import type { Basemap } from '../src/viewer/basemap';
 
-/** The collections of `basemap.json` (see `src/viewer/build-viewer.ts`). */
-export interface Basemap {
-  readonly land: FeatureCollection;
-  readonly countryBorders: FeatureCollection;
-  readonly states: FeatureCollection;
-  readonly stateBorders: FeatureCollection;
-  readonly nation: FeatureCollection;
-}
+export type { Basemap };
 
 /** First line layer: radar frames are inserted below it. */
 export const RADAR_BEFORE_LAYER = 'country-borders';

@@ -8,10 +8,9 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createS3Client } from '../adapters/s3-client';
-import { createS3FrameSink } from '../adapters/s3-frame-sink';
 import { loadConfig } from '../config';
+import { frameSink } from '../deps';
 import { createLogger } from '../logger';
-import { createDirectorySink } from '../sim/frame-sink';
 import { createRenderPool, defaultPoolSize } from '../sim/render-pool';
 import { createSimulator, type FrameProgress } from '../sim/simulator';
 
@@ -100,10 +99,7 @@ async function main(): Promise<void> {
   const s3 = config.s3
     ? createS3Client(config.s3, { timeoutMs: Math.max(config.s3TimeoutMs, 10_000) })
     : undefined;
-  const sink =
-    s3 && config.s3
-      ? createS3FrameSink({ client: s3, bucket: config.s3.bucket, prefix: config.s3.prefix })
-      : createDirectorySink(args.out);
+  const sink = frameSink(config, s3, args.out);
   const target = config.s3 ? `s3 bucket ${config.s3.bucket} at ${config.s3.endpoint}` : args.out;
   const pool = createRenderPool({ size: args.workers, maxZoom: args.maxZoom, seed: args.seed });
   const simulator = createSimulator({

@@ -14,25 +14,25 @@ export interface LocalRedis {
   stop(): Promise<void>;
 }
 
+/** One PING over a raw socket; true on +PONG (false on refusal, error or 500 ms silence). */
+export function pingRedis(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
+  });
+}
+
 /** Resolves when a PING on `port` answers PONG, or rejects after `timeoutMs`. */
 export async function waitForPong(port: number, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1');
-      socket.setTimeout(500);
-      socket.once('connect', () => socket.write('PING\r\n'));
-      socket.once('data', (data) => {
-        socket.destroy();
-        resolve(data.toString().startsWith('+PONG'));
-      });
-      socket.once('error', () => resolve(false));
-      socket.once('timeout', () => {
-        socket.destroy();
-        resolve(false);
-      });
-    });
-    if (ok) return;
+  while (!(await pingRedis(port))) {
     if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not answer PING`);
     await new Promise((r) => setTimeout(r, 50));
   }

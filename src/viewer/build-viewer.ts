@@ -12,24 +12,13 @@ import { build } from 'esbuild';
 import type { Feature, FeatureCollection, Geometry, Position } from 'geojson';
 import { feature, mesh } from 'topojson-client';
 import type { GeometryCollection, Topology } from 'topojson-specification';
+import type { Basemap } from './basemap';
 import { defaultViewerAssetsDir } from './viewer-routes';
 
 /** Root of this checkout, from `src/viewer` or `dist/viewer` alike. */
 const ROOT = path.resolve(__dirname, '..', '..');
 
-/** The base map the page draws, as GeoJSON feature collections. */
-export interface Basemap {
-  /** World land polygons (Natural Earth 1:50m via world-atlas); also drawn as coastline. */
-  readonly land: FeatureCollection;
-  /** Borders between countries (world-atlas 1:50m). */
-  readonly countryBorders: FeatureCollection;
-  /** US state polygons (US Census 1:10m via us-atlas). */
-  readonly states: FeatureCollection;
-  /** Borders shared by two states. */
-  readonly stateBorders: FeatureCollection;
-  /** Outline of the United States. */
-  readonly nation: FeatureCollection;
-}
+export type { Basemap };
 
 /** Rounds coordinates to 1e-3 degrees (about 100 m), a third of the size at no visible cost. */
 function roundGeometry(geometry: Geometry): Geometry {

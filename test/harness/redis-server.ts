@@ -6,10 +6,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
+import { freePort } from '../../src/stack/free-port';
+import { pingRedis } from '../../src/stack/local-redis';
 import { chooseBackend, loadedTestcontainers, type TestBackend } from './container-runtime';
 
 export interface RedisServer {
@@ -62,32 +63,6 @@ export async function waitUntil(
   }
 }
 
-/** Sends PING over a raw socket; true on +PONG. */
-function ping(port: number, host = '127.0.0.1'): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ port, host });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(500, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 function redisBinary(): string {
   const configured = process.env['REDIS_SERVER_BIN'];
   if (configured) return configured;
@@ -121,7 +96,7 @@ async function spawnRedis(
     stderr += err.message;
   });
   const deadline = Date.now() + 10_000;
-  while (!(await ping(port))) {
+  while (!(await pingRedis(port))) {
     if (exitedEarly)
       throw new Error(`redis-server on port ${port} exited: ${stderr.trim() || 'no output'}`);
     if (Date.now() > deadline) {

@@ -20,6 +20,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'minio';
+import { startLocalS3 } from '../../src/stack/local-s3';
 import { chooseBackend, loadedTestcontainers } from './container-runtime';
 
 /** Server-side observations (local backend only). */
@@ -93,27 +94,10 @@ async function startContainer(): Promise<S3TestServer> {
   };
 }
 
-interface S3rverInstance {
-  run(): Promise<{ address: string; port: number }>;
-  close(): Promise<void>;
-  httpServer: http.Server;
-}
-type S3rverConstructor = new (options: Record<string, unknown>) => S3rverInstance;
-
 async function startLocal(): Promise<S3TestServer> {
-  // s3rver ships no types; its constructor is all the harness uses.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const S3rver = require('s3rver') as S3rverConstructor;
   const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'radar-s3rver-'));
-  const server = new S3rver({
-    address: '127.0.0.1',
-    port: 0,
-    silent: true,
-    directory,
-    configureBuckets: [{ name: BUCKET }],
-  });
-  const { port } = await server.run();
-  const httpServer = server.httpServer;
+  const local = await startLocalS3({ directory, bucket: BUCKET });
+  const httpServer = local.httpServer;
 
   let requests = 0;
   let inFlight = 0;
@@ -132,9 +116,7 @@ async function startLocal(): Promise<S3TestServer> {
     });
   });
 
-  const endpoint = `http://127.0.0.1:${port}`;
-  const accessKey = 'S3RVER';
-  const secretKey = 'S3RVER';
+  const { endpoint, accessKey, secretKey } = local;
   const client = plainClient(endpoint, accessKey, secretKey);
   return {
     backend: 'local',
@@ -151,8 +133,7 @@ async function startLocal(): Promise<S3TestServer> {
       openConnections: () => sockets.size,
     },
     async stop() {
-      httpServer.closeAllConnections();
-      await server.close();
+      await local.stop();
       await fs.rm(directory, { recursive: true, force: true });
     },
   };

@@ -3,22 +3,11 @@
  * and collects its output. `npm test` builds before jest runs.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 
 export const API_ENTRY = path.resolve(__dirname, '../../dist/bin/api.js');
 
-/** A free loopback port (bound then released). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../src/stack/free-port';
 
 export interface SpawnedProcess {
   readonly child: ChildProcess;
