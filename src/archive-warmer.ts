@@ -34,7 +34,7 @@ export function createArchiveWarmer(options: {
     const meta = catalog.current().get(timestamp);
     if (!meta) return;
     const headWindow = { offset: 0, length: Math.min(ROOT_WINDOW_BYTES, meta.size) };
-    await cache.warm(meta, [headWindow]);
+    // Reading the head through the cache loads (and keeps) its blocks.
     const head = await cache.openRange(meta, headWindow, new AbortController().signal);
     if (!Buffer.isBuffer(head)) return; // cache disabled: nothing to warm
     const header = decodeHeader(head);
