@@ -6,26 +6,26 @@
  */
 import fs from 'node:fs/promises';
 import { createCachingArchiveStore } from './adapters/block-cache';
-import { createFileKeyStore } from './adapters/file-key-store';
-import { createFsArchiveSource, createFsArchiveStore } from './adapters/fs-archive-store';
-import { createMemoryCatalog } from './adapters/memory-catalog';
-import { createMemoryRateLimiter } from './adapters/memory-rate-limiter';
-import { createRedisCatalog } from './adapters/redis-catalog';
+import { createFileKeyStore } from './adapters/fs/key-store';
+import { createFsArchiveSource, createFsArchiveStore } from './adapters/fs/archive-store';
+import { createMemoryCatalog } from './adapters/memory/catalog';
+import { createMemoryRateLimiter } from './adapters/memory/rate-limiter';
+import { createRedisCatalog } from './adapters/redis/catalog';
 import {
   closeRedisClient,
   createRedisClient,
   createRedisSubscriber,
   type RedisClient,
   waitForRedisReady,
-} from './adapters/redis-client';
-import { createRedisKeyStore } from './adapters/redis-key-store';
-import { INGEST_LEADER_KEY } from './adapters/redis-keys';
-import { createRedisLeaderLease } from './adapters/redis-leader-lease';
-import { createRedisRateLimiter } from './adapters/redis-rate-limiter';
-import { createS3ArchiveSource } from './adapters/s3-archive-source';
-import { createS3ArchiveStore } from './adapters/s3-archive-store';
-import { createS3Client, type S3Client } from './adapters/s3-client';
-import { createS3FrameSink } from './adapters/s3-frame-sink';
+} from './adapters/redis/client';
+import { createRedisKeyStore } from './adapters/redis/key-store';
+import { INGEST_LEADER_KEY } from './adapters/redis/keys';
+import { createRedisLeaderLease } from './adapters/redis/leader-lease';
+import { createRedisRateLimiter } from './adapters/redis/rate-limiter';
+import { createS3ArchiveSource } from './adapters/s3/archive-source';
+import { createS3ArchiveStore } from './adapters/s3/archive-store';
+import { createS3Client, type S3Client } from './adapters/s3/client';
+import { createS3FrameSink } from './adapters/s3/frame-sink';
 import { createArchiveWarmer } from './archive-warmer';
 import type { Config } from './config';
 import type {
@@ -39,9 +39,12 @@ import type {
 import { createHealthCheck } from './domain/health';
 import { createStatusDocumentSource, type StatusDocument } from './domain/status-document';
 import { ensureDemoCredentials, type DemoCredentials } from './embedded/demo-credentials';
-import { createDirectoryWatcher } from './ingest/directory-watcher';
+import { createDirectoryWatcher } from './adapters/fs/directory-watcher';
 import { createIngestCycle, type IngestEvents } from './ingest/ingest-cycle';
-import { watchBucketNotifications, type BucketNotifications } from './ingest/bucket-notifications';
+import {
+  watchBucketNotifications,
+  type BucketNotifications,
+} from './adapters/s3/bucket-notifications';
 import { createIngestWorker } from './ingest/ingest-worker';
 import { instrumentArchiveStore } from './instrument';
 import type { Logger } from './logger';

@@ -3,10 +3,10 @@
  * A new key is printed once and only its SHA-256 hash is stored.
  */
 import { parseArgs } from 'node:util';
-import { generateApiKey, KeyFileError } from '../adapters/key-file';
-import { closeRedisClient, createRedisClient } from '../adapters/redis-client';
+import { generateApiKey, KeyFileError } from '../adapters/fs/key-file';
+import { closeRedisClient, createRedisClient } from '../adapters/redis/client';
 import { createFileKeyAdminStore, type KeyAdminStore } from '../keys/key-admin-store';
-import { createRedisKeyAdminStore } from '../keys/redis-key-admin';
+import { createRedisKeyAdminStore } from '../adapters/redis/key-admin';
 import { createLogger } from '../logger';
 import { ConfigError, loadConfig } from '../config';
 import * as commands from '../keys/key-commands';

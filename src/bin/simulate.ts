@@ -7,7 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { createS3Client } from '../adapters/s3-client';
+import { createS3Client } from '../adapters/s3/client';
 import { loadConfig } from '../config';
 import { frameSink } from '../deps';
 import { createLogger } from '../logger';

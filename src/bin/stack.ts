@@ -9,8 +9,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { generateApiKey } from '../adapters/key-file';
-import { closeRedisClient, createRedisClient } from '../adapters/redis-client';
+import { generateApiKey } from '../adapters/fs/key-file';
+import { closeRedisClient, createRedisClient } from '../adapters/redis/client';
 import { hashApiKey } from '../domain/key-registry';
 import {
   demoBanner,
@@ -18,7 +18,7 @@ import {
   DEMO_KEY_ID,
   type DemoCredentials,
 } from '../embedded/demo-credentials';
-import { createRedisKeyAdminStore } from '../keys/redis-key-admin';
+import { createRedisKeyAdminStore } from '../adapters/redis/key-admin';
 import { createLogger } from '../logger';
 import { startChild, type StackChild } from '../stack/child-process';
 import { freePort } from '../stack/free-port';

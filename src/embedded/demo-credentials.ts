@@ -6,7 +6,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { hashApiKey } from '../domain/key-registry';
-import { generateApiKey, writeKeyFile } from '../adapters/key-file';
+import { generateApiKey, writeKeyFile } from '../adapters/fs/key-file';
 
 export interface DemoCredentials {
   readonly apiKey: string;

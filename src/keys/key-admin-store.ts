@@ -4,7 +4,7 @@
  * pure commands of `key-commands.ts` and persists the result through this interface, so the
  * commands behave the same whichever store is configured.
  */
-import { readKeyFile, writeKeyFile } from '../adapters/key-file';
+import { readKeyFile, writeKeyFile } from '../adapters/fs/key-file';
 import type { KeyRegistryData } from '../domain/key-registry';
 
 /** A registry store for administration (the serving side uses a `KeyStore`). */

@@ -10,13 +10,13 @@ import {
   createRedisClient,
   type RedisClient,
   waitForRedisReady,
-} from '../../src/adapters/redis-client';
-import { createRedisCatalogIndex } from '../../src/adapters/redis-catalog-index';
-import { createS3Client } from '../../src/adapters/s3-client';
-import { createS3FrameSink } from '../../src/adapters/s3-frame-sink';
+} from '../../src/adapters/redis/client';
+import { createRedisCatalogIndex } from '../../src/adapters/redis/catalog-index';
+import { createS3Client } from '../../src/adapters/s3/client';
+import { createS3FrameSink } from '../../src/adapters/s3/frame-sink';
 import { hashApiKey } from '../../src/domain/key-registry';
 import type { ArchiveMeta } from '../../src/domain/ports';
-import { createRedisKeyAdminStore } from '../../src/keys/redis-key-admin';
+import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import { createLogger } from '../../src/logger';
 import { freePort } from '../../src/stack/free-port';
 import { startLocalRedis, type LocalRedis } from '../../src/stack/local-redis';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import os from 'node:os';
 import YAML from 'yaml';
-import { TIMESTAMPS_KEY } from '../../src/adapters/redis-keys';
+import { TIMESTAMPS_KEY } from '../../src/adapters/redis/keys';
 import { formatTimestamp } from '../../src/domain/timestamps';
 import { createApiMetrics, createIngestMetrics, createRegistry } from '../../src/metrics';
 import { buildArchive } from '../fixtures/archives';

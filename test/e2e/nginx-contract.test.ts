@@ -9,7 +9,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import zlib from 'node:zlib';
 import { formatTimestamp } from '../../src/domain/timestamps';
-import { createRedisKeyAdminStore } from '../../src/keys/redis-key-admin';
+import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import type { LocalNginx } from '../../src/stack/local-nginx';
 import { freePort } from '../../src/stack/free-port';
 import { buildArchive } from '../fixtures/archives';

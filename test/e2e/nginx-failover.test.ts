@@ -9,7 +9,7 @@ import fs from 'node:fs/promises';
 import http from 'node:http';
 import { hashApiKey } from '../../src/domain/key-registry';
 import { formatTimestamp } from '../../src/domain/timestamps';
-import { createRedisKeyAdminStore } from '../../src/keys/redis-key-admin';
+import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import type { LocalNginx } from '../../src/stack/local-nginx';
 import { buildArchive } from '../fixtures/archives';
 import {

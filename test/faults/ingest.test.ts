@@ -9,7 +9,7 @@
  * entry.
  */
 import Redis from 'ioredis';
-import { CATALOG_EVENTS_CHANNEL, INGEST_LEADER_KEY } from '../../src/adapters/redis-keys';
+import { CATALOG_EVENTS_CHANNEL, INGEST_LEADER_KEY } from '../../src/adapters/redis/keys';
 import {
   delay,
   faultAuth,

@@ -37,7 +37,7 @@ const S3_TIMEOUT_MS = Number(FAULT_REPLICA_ENV.RADAR_S3_TIMEOUT_MS);
 const LATENCY_MARGIN_MS = 300;
 /** A 503 answered faster than this did not wait on the store: the breaker refused it. */
 const FAST_MS = 150;
-/** Breaker defaults (src/adapters/s3-archive-store.ts): 5 failures open it, 5 s cool-down. */
+/** Breaker defaults (src/adapters/s3/archive-store.ts): 5 failures open it, 5 s cool-down. */
 const BREAKER_THRESHOLD = 5;
 const BREAKER_COOLDOWN_MS = 5000;
 const UNHEALTHY_BOUND_MS = 30_000;

@@ -8,7 +8,7 @@
  * registry stays in force. These tests depend on that policy and check it (the load key keeps
  * working while the registry is absent).
  */
-import { KEY_REGISTRY_KEY } from '../../src/adapters/redis-keys';
+import { KEY_REGISTRY_KEY } from '../../src/adapters/redis/keys';
 import { edgeRequest, type SpawnedReplica } from '../harness/edge-stack';
 import {
   delay,

@@ -8,12 +8,12 @@ import {
   closeRedisClient,
   createRedisClient,
   type RedisClient,
-} from '../../src/adapters/redis-client';
+} from '../../src/adapters/redis/client';
 import { startApiServer, type RunningApi } from '../../src/api-server';
 import { loadConfig, type Config } from '../../src/config';
 import { hashApiKey } from '../../src/domain/key-registry';
 import { startIngestServer, type RunningIngest } from '../../src/ingest-server';
-import { createRedisKeyAdminStore } from '../../src/keys/redis-key-admin';
+import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import { createSilentLogger } from '../../src/logger';
 import { startRedis, type RedisServer } from './redis-server';
 import { startS3, type S3TestServer } from './s3-server';

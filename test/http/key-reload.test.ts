@@ -1,6 +1,6 @@
 /** Key file changes take effect within 2 s; a broken file keeps the last good keys. */
 import fs from 'node:fs/promises';
-import { writeKeyFile } from '../../src/adapters/key-file';
+import { writeKeyFile } from '../../src/adapters/fs/key-file';
 import {
   auth,
   KEYS,

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { writeKeyFile } from '../../src/adapters/key-file';
+import { writeKeyFile } from '../../src/adapters/fs/key-file';
 import { startApiServer, type RunningApi } from '../../src/api-server';
 import { loadConfig } from '../../src/config';
 import { formatTimestamp } from '../../src/domain/timestamps';

@@ -9,9 +9,9 @@ import {
   createRedisSubscriber,
   waitForRedisReady,
   type RedisClient,
-} from '../../src/adapters/redis-client';
-import { createRedisCatalog, type RedisCatalog } from '../../src/adapters/redis-catalog';
-import { archiveKey, CATALOG_EVENTS_CHANNEL, TIMESTAMPS_KEY } from '../../src/adapters/redis-keys';
+} from '../../src/adapters/redis/client';
+import { createRedisCatalog, type RedisCatalog } from '../../src/adapters/redis/catalog';
+import { archiveKey, CATALOG_EVENTS_CHANNEL, TIMESTAMPS_KEY } from '../../src/adapters/redis/keys';
 import type { ArchiveMeta, CatalogSnapshot } from '../../src/domain/ports';
 import { parseTimestamp } from '../../src/domain/timestamps';
 import { createSilentLogger } from '../../src/logger';

@@ -9,9 +9,9 @@ import {
   createRedisSubscriber,
   waitForRedisReady,
   type RedisClient,
-} from '../../src/adapters/redis-client';
-import { createRedisKeyStore } from '../../src/adapters/redis-key-store';
-import { KEY_EVENTS_CHANNEL, KEY_REGISTRY_KEY } from '../../src/adapters/redis-keys';
+} from '../../src/adapters/redis/client';
+import { createRedisKeyStore } from '../../src/adapters/redis/key-store';
+import { KEY_EVENTS_CHANNEL, KEY_REGISTRY_KEY } from '../../src/adapters/redis/keys';
 import type { KeyRegistryData } from '../../src/domain/key-registry';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -23,7 +23,7 @@ import {
   type KeyAdminStore,
 } from '../../src/keys/key-admin-store';
 import * as commands from '../../src/keys/key-commands';
-import { createRedisKeyAdminStore } from '../../src/keys/redis-key-admin';
+import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import { createSilentLogger } from '../../src/logger';
 import { startRedis, waitUntil, type RedisServer } from '../harness/redis-server';
 

@@ -8,11 +8,11 @@ import {
   createRedisClient,
   waitForRedisReady,
   type RedisClient,
-} from '../../src/adapters/redis-client';
+} from '../../src/adapters/redis/client';
 import {
   createRedisRateLimiter,
   type RedisRateLimiter,
-} from '../../src/adapters/redis-rate-limiter';
+} from '../../src/adapters/redis/rate-limiter';
 import type { RateDecision } from '../../src/domain/ports';
 import { createSilentLogger } from '../../src/logger';
 import { startRedis, waitUntil, type RedisServer } from '../harness/redis-server';

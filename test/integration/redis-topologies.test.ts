@@ -10,12 +10,12 @@ import {
   createRedisSubscriber,
   waitForRedisReady,
   type RedisClient,
-} from '../../src/adapters/redis-client';
-import { createRedisCatalog } from '../../src/adapters/redis-catalog';
-import { createRedisKeyStore } from '../../src/adapters/redis-key-store';
-import { createRedisRateLimiter } from '../../src/adapters/redis-rate-limiter';
+} from '../../src/adapters/redis/client';
+import { createRedisCatalog } from '../../src/adapters/redis/catalog';
+import { createRedisKeyStore } from '../../src/adapters/redis/key-store';
+import { createRedisRateLimiter } from '../../src/adapters/redis/rate-limiter';
 import * as commands from '../../src/keys/key-commands';
-import { createRedisKeyAdminStore } from '../../src/keys/redis-key-admin';
+import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import { createSilentLogger } from '../../src/logger';
 import {
   hasLocalRedisBinary,

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { FetchSource, PMTiles } from 'pmtiles';
-import { KEY_REGISTRY_KEY, TIMESTAMPS_KEY } from '../../src/adapters/redis-keys';
+import { KEY_REGISTRY_KEY, TIMESTAMPS_KEY } from '../../src/adapters/redis/keys';
 import { formatTimestamp } from '../../src/domain/timestamps';
 import { archiveOf, buildArchive, pyramid } from '../fixtures/archives';
 import { request } from '../harness/http-client';

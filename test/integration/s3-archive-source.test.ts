@@ -4,8 +4,8 @@
  * (`bytes=0-0`, empty objects), and removal.
  */
 import { createHash } from 'node:crypto';
-import { createS3ArchiveSource } from '../../src/adapters/s3-archive-source';
-import { createS3Client, type S3Client } from '../../src/adapters/s3-client';
+import { createS3ArchiveSource } from '../../src/adapters/s3/archive-source';
+import { createS3Client, type S3Client } from '../../src/adapters/s3/client';
 import type { ArchiveSource } from '../../src/domain/ports';
 import { buildArchive } from '../fixtures/archives';
 import { startS3, type S3TestServer } from '../harness/s3-server';

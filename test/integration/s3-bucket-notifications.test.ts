@@ -6,8 +6,8 @@
  */
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
-import { createS3Client, type S3Client } from '../../src/adapters/s3-client';
-import { watchBucketNotifications } from '../../src/ingest/bucket-notifications';
+import { createS3Client, type S3Client } from '../../src/adapters/s3/client';
+import { watchBucketNotifications } from '../../src/adapters/s3/bucket-notifications';
 import { createSilentLogger } from '../../src/logger';
 import { startS3, type S3TestServer } from '../harness/s3-server';
 

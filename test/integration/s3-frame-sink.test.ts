@@ -2,8 +2,8 @@
  * The S3 frame sink against a real S3 endpoint: an uploaded frame is the archive object with
  * the PMTiles content type, `has` reflects it, and a published key is never overwritten.
  */
-import { createS3Client, objectKey, type S3Client } from '../../src/adapters/s3-client';
-import { createS3FrameSink } from '../../src/adapters/s3-frame-sink';
+import { createS3Client, objectKey, type S3Client } from '../../src/adapters/s3/client';
+import { createS3FrameSink } from '../../src/adapters/s3/frame-sink';
 import type { FrameSink } from '../../src/sim/frame-sink';
 import { buildArchive } from '../fixtures/archives';
 import { startS3, type S3TestServer } from '../harness/s3-server';

@@ -73,8 +73,8 @@ it('source: keys are decided only through the registry, and hashes are never com
   expect(registry).toMatch(/timingSafeEqual\(/);
   for (const file of [
     'domain/key-registry.ts',
-    'adapters/file-key-store.ts',
-    'adapters/redis-key-store.ts',
+    'adapters/fs/key-store.ts',
+    'adapters/redis/key-store.ts',
     'http/middleware/authenticate.ts',
   ]) {
     const text = fs.readFileSync(path.join(src, file), 'utf8');
@@ -85,7 +85,7 @@ it('source: keys are decided only through the registry, and hashes are never com
       ) ?? [];
     expect(equalities.filter((e) => !/\b(undefined|null)\b/.test(e))).toEqual([]);
   }
-  for (const file of ['adapters/file-key-store.ts', 'adapters/redis-key-store.ts']) {
+  for (const file of ['adapters/fs/key-store.ts', 'adapters/redis/key-store.ts']) {
     expect(fs.readFileSync(path.join(src, file), 'utf8')).toMatch(/createKeyRegistry\(/);
   }
 });

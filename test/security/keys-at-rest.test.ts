@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { writeKeyFile } from '../../src/adapters/key-file';
+import { writeKeyFile } from '../../src/adapters/fs/key-file';
 import { hashApiKey } from '../../src/domain/key-registry';
 import { demoCredentialsPath, ensureDemoCredentials } from '../../src/embedded/demo-credentials';
 import { KEYS, registryData } from '../harness/embedded-api';

@@ -8,7 +8,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { writeKeyFile } from '../../src/adapters/key-file';
+import { writeKeyFile } from '../../src/adapters/fs/key-file';
 import { startApiServer, type RunningApi } from '../../src/api-server';
 import { loadConfig } from '../../src/config';
 import { createSilentLogger } from '../../src/logger';

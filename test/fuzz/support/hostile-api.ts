@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { writeKeyFile } from '../../../src/adapters/key-file';
+import { writeKeyFile } from '../../../src/adapters/fs/key-file';
 import { startApiServer, type RunningApi } from '../../../src/api-server';
 import { loadConfig } from '../../../src/config';
 import type { ArchiveStore, KeyStore, RateLimiter } from '../../../src/domain/ports';

@@ -11,8 +11,8 @@ import {
   createCachingArchiveStore,
   MAX_CACHED_WINDOW,
 } from '../../../src/adapters/block-cache';
-import { createFsArchiveStore } from '../../../src/adapters/fs-archive-store';
-import { createMemoryCatalog } from '../../../src/adapters/memory-catalog';
+import { createFsArchiveStore } from '../../../src/adapters/fs/archive-store';
+import { createMemoryCatalog } from '../../../src/adapters/memory/catalog';
 import { createArchiveWarmer } from '../../../src/archive-warmer';
 import type { ArchiveBody, ArchiveMeta, ArchiveStore, ByteWindow } from '../../../src/domain/ports';
 import { decodeHeader } from '../../../src/pmtiles/header';

@@ -2,8 +2,8 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createFsArchiveSource } from '../../../src/adapters/fs-archive-store';
-import { createMemoryCatalog } from '../../../src/adapters/memory-catalog';
+import { createFsArchiveSource } from '../../../src/adapters/fs/archive-store';
+import { createMemoryCatalog } from '../../../src/adapters/memory/catalog';
 import { formatTimestamp } from '../../../src/domain/timestamps';
 import { createIngestCycle } from '../../../src/ingest/ingest-cycle';
 import { createSilentLogger } from '../../../src/logger';

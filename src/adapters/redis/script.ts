@@ -1,0 +1,33 @@
+/**
+ * Lua scripts as ioredis custom commands: ioredis sends `EVALSHA` and falls back to `EVAL`
+ * when the server answers NOSCRIPT (after a restart or failover), on standalone, Sentinel and
+ * Cluster clients alike. Each script runs atomically, which is what the catalog relies on.
+ */
+import type { RedisClient } from './client';
+
+/** Runs a defined script with its keys (all in one hash slot) and arguments. */
+export type ScriptRunner = (
+  keys: readonly string[],
+  args: readonly (string | number)[],
+) => Promise<unknown>;
+
+type CustomCommand = (...keysAndArgs: (string | number)[]) => Promise<unknown>;
+
+/**
+ * Defines `lua` on `client` under `name` (idempotent: defining it again replaces it) and
+ * returns a typed runner. `numberOfKeys` is fixed, as `defineCommand` requires.
+ */
+export function defineScript(
+  client: RedisClient,
+  name: string,
+  numberOfKeys: number,
+  lua: string,
+): ScriptRunner {
+  client.defineCommand(name, { numberOfKeys, lua });
+  const command = (client as unknown as Record<string, CustomCommand | undefined>)[name];
+  if (typeof command !== 'function') throw new Error(`ioredis did not define the script ${name}`);
+  return (keys, args) => {
+    if (keys.length !== numberOfKeys) throw new Error(`script ${name} takes ${numberOfKeys} keys`);
+    return command.call(client, ...keys, ...args);
+  };
+}
