@@ -77,6 +77,8 @@ export interface EmbeddedApiOptions extends ReplicaOverrides {
   readonly corsOrigins?: string[];
   readonly retentionS?: number;
   readonly staleAfterS?: number;
+  /** Trust one proxy hop (X-Forwarded-*), as replicas behind nginx do. */
+  readonly trustProxy?: boolean;
   /** Further environment (names of src/config.ts), applied last. */
   readonly env?: Record<string, string>;
   /** Writes files into the temp root (`data/` exists) before the replica starts. */
@@ -84,8 +86,17 @@ export interface EmbeddedApiOptions extends ReplicaOverrides {
 }
 
 export async function startEmbeddedApi(options: EmbeddedApiOptions = {}): Promise<EmbeddedApi> {
-  const { rateLimit, windowS, corsOrigins, retentionS, staleAfterS, env, prepare, ...overrides } =
-    options;
+  const {
+    rateLimit,
+    windowS,
+    corsOrigins,
+    retentionS,
+    staleAfterS,
+    trustProxy,
+    env,
+    prepare,
+    ...overrides
+  } = options;
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'radar-api-'));
   const dataDir = path.join(root, 'data');
   const keysFile = path.join(root, 'keys.json');
@@ -105,6 +116,7 @@ export async function startEmbeddedApi(options: EmbeddedApiOptions = {}): Promis
       RADAR_CORS_ORIGINS: (corsOrigins ?? ['*']).join(','),
       RADAR_RETENTION_S: String(retentionS ?? 10 * 365 * 86400),
       RADAR_STALE_AFTER_S: String(staleAfterS ?? 600),
+      RADAR_TRUST_PROXY: trustProxy ? '1' : '0',
       RADAR_DRAIN_S: '1',
       LOG_LEVEL: 'silent',
       ...env,
