@@ -133,6 +133,8 @@ export async function assembleReplica(
   });
   const connections = [
     closer('keys', () => keys.close()),
+    // Before the Redis client closes: unspent leased points go back to the shared counter.
+    closer('rate-limiter', () => redisLimiter?.close()),
     closer('archive-store', () => store.close()),
     archives.connections,
   ];
