@@ -68,3 +68,27 @@ describe('TileJSON public base URL', () => {
     expect((await template(proxied, headers)).status).toBe(400);
   });
 });
+
+describe('client library helpers', () => {
+  it('tileUrl, tileJson and tile go through the real server with both credentials', async () => {
+    const { createRadarClient } = await import('../../src/client');
+    const { PMTiles } = await import('pmtiles');
+    const { createBufferSource } = await import('../fixtures/buffer-source');
+    const client = createRadarClient({
+      baseUrl: `${api.baseUrl}/`,
+      credentials: { apiKey: KEYS.good, appId: APPS.web },
+    });
+    expect(client.tileUrl(TS)).toBe(`${api.baseUrl}/tiles/${TS}/{z}/{x}/{y}.png`);
+    expect(client.tileJsonUrl(TS)).toBe(`${api.baseUrl}/tiles/${TS}.json`);
+    const doc = await client.tileJson(TS);
+    expect(doc.tiles).toEqual([client.tileUrl(TS)]);
+    expect([doc.minzoom, doc.maxzoom]).toEqual([0, 7]);
+    const expected = await new PMTiles(createBufferSource(archive)).getZxy(4, 3, 7);
+    const blob = await client.tile(TS, 4, 3, 7);
+    expect(blob.type).toBe('image/png');
+    expect(Buffer.from(await blob.arrayBuffer()).equals(Buffer.from(expected!.data))).toBe(true);
+    expect(client.rateLimit()?.limit).toBeGreaterThan(0);
+    expect(() => client.tileUrl('latest')).toThrow(RangeError);
+    await expect(client.tile(TS, 9, 0, 0)).rejects.toMatchObject({ status: 400 });
+  });
+});
