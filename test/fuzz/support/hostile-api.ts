@@ -176,9 +176,9 @@ export async function startHostileApi(
   // Spies on the ports of the running replica (the objects createApp was given).
   const store = running.deps.store as ArchiveStore;
   const openRange = store.openRange.bind(store);
-  (store as { openRange: ArchiveStore['openRange'] }).openRange = (meta, window, signal) => {
+  (store as { openRange: ArchiveStore['openRange'] }).openRange = (meta, window, signal, owner) => {
     storeCalls.push({ timestamp: meta.timestamp, offset: window.offset, length: window.length });
-    return openRange(meta, window, signal);
+    return openRange(meta, window, signal, owner);
   };
   const limiter = running.deps.limiter as RateLimiter;
   const consume = limiter.consume.bind(limiter);
