@@ -74,7 +74,10 @@ export async function startApiServer(config: Config, logger: Logger): Promise<Ru
         tier: String(limit),
       }),
   });
-  const server = createHttpServer(app, { requestTimeoutMs: config.requestTimeoutS * 1000 });
+  const server = createHttpServer(app, {
+    requestTimeoutMs: config.requestTimeoutS * 1000,
+    sendTimeoutMs: config.sendTimeoutS * 1000,
+  });
 
   const admin = createAdminServer({
     readiness: () => {

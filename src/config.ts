@@ -45,6 +45,9 @@ const schema = z.object({
   RADAR_TRUST_PROXY: boolFlag.default(false),
   RADAR_CACHE_MB: z.coerce.number().int().min(0).max(65536).default(64),
   RADAR_REQUEST_TIMEOUT_S: positiveInt.default(30),
+  RADAR_SEND_TIMEOUT_S: positiveInt.default(30),
+  RADAR_STORE_READS_PER_KEY: positiveInt.default(128),
+  RADAR_STORE_READS_PER_CLIENT: positiveInt.default(32),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -96,6 +99,11 @@ export interface Config {
   readonly ingestPollS: number;
   /** Longest time a client may take to send its request before it is cut off. */
   readonly requestTimeoutS: number;
+  /** Longest time a response may make no write progress before it is destroyed (every mode). */
+  readonly sendTimeoutS: number;
+  /** Open archive reads (store sockets, files) one API key / one client address may hold. */
+  readonly storeReadsPerKey: number;
+  readonly storeReadsPerClient: number;
   /** Hot archive block cache size per replica, MiB (0 disables it). */
   readonly cacheMb: number;
   /** Behind exactly one reverse proxy (nginx): take the client address from X-Forwarded-For. */
@@ -187,6 +195,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     trustProxy: e.RADAR_TRUST_PROXY,
     cacheMb: e.RADAR_CACHE_MB,
     requestTimeoutS: e.RADAR_REQUEST_TIMEOUT_S,
+    sendTimeoutS: e.RADAR_SEND_TIMEOUT_S,
+    storeReadsPerKey: e.RADAR_STORE_READS_PER_KEY,
+    storeReadsPerClient: e.RADAR_STORE_READS_PER_CLIENT,
     logLevel: e.LOG_LEVEL,
   });
 }

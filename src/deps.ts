@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs/promises';
 import { createCachingArchiveStore } from './adapters/block-cache';
+import { createReadGate } from './adapters/read-gate';
 import { createFileKeyStore } from './adapters/fs/key-store';
 import { createFsArchiveSource, createFsArchiveStore } from './adapters/fs/archive-store';
 import { createMemoryCatalog } from './adapters/memory/catalog';
@@ -229,9 +230,14 @@ export async function wireApi(
           prefix: config.s3.prefix,
           timeoutMs: config.s3TimeoutMs,
           logger: logger.child({ component: 's3' }),
+          // The send timeout cuts a client that stopped reading before its upstream idles out.
+          bodyIdleTimeoutMs: config.sendTimeoutS * 1000 + config.s3TimeoutMs,
         })
       : undefined;
-  const rawStore: ArchiveStore = s3Store ?? createFsArchiveStore(config.dataDir);
+  const rawStore: ArchiveStore = createReadGate(s3Store ?? createFsArchiveStore(config.dataDir), {
+    perKey: config.storeReadsPerKey,
+    perAddress: config.storeReadsPerClient,
+  });
   const measured = metrics.api ? instrumentArchiveStore(rawStore, metrics.api) : rawStore;
   const api = metrics.api;
   const store = createCachingArchiveStore(measured, config.cacheMb * 1024 * 1024, {
