@@ -1,6 +1,6 @@
 /**
  * Clients that ask for a large archive and then stop reading, or leave half-way, against a real
- * replica (`startApiServer`, real sockets) in both storage modes: the data directory and an S3
+ * replica (`buildReplica`, real sockets) in both storage modes: the data directory and an S3
  * endpoint (MinIO container or in-process s3rver).
  *
  * - The send timeout (`RADAR_SEND_TIMEOUT_S`, 2 s here) cuts every response that makes no write
@@ -18,7 +18,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { writeKeyFile } from '../../src/adapters/fs/key-file';
-import { startApiServer, type RunningApi } from '../../src/api-server';
+import { buildReplica, type Replica as RunningApi } from '../../src/wiring/replica';
 import { loadConfig } from '../../src/config';
 import { buildArchive } from '../fixtures/archives';
 import { auth, KEYS, registryData } from '../harness/embedded-api';
@@ -104,9 +104,11 @@ async function startReplica(
       done();
     },
   });
-  const running = await startApiServer(loadConfig(env, root), pino({ level: 'info' }, sink));
+  const running = await buildReplica(loadConfig(env, root), {
+    logger: pino({ level: 'info' }, sink),
+  });
   const deadline = Date.now() + 20_000;
-  while (!running.deps.catalog.current().get(TS)) {
+  while (!running.ports.catalog.current().get(TS)) {
     if (Date.now() > deadline) throw new Error('archive not published');
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -183,6 +185,7 @@ async function metrics(replica: Replica) {
     }),
     refusedKey: total('radar_object_store_reads_refused_total', { reason: 'key' }),
     refusedClient: total('radar_object_store_reads_refused_total', { reason: 'client' }),
+    breakerOpen: total('radar_object_store_breaker_open', {}),
   };
 }
 
@@ -304,7 +307,7 @@ describe.each(['dir', 's3'] as const)('slow readers, %s mode', (mode) => {
     const refused = await metrics(replica);
     expect(refused.refusedKey).toBeGreaterThanOrEqual(1);
     expect(refused.refusedClient).toBeGreaterThanOrEqual(1);
-    expect(replica.running.deps.breakerOpen()).toBe(false);
+    expect(refused.breakerOpen).toBe(0);
     for (const c of [...sameAddress, ...sameKey]) c.socket.destroy();
     // Once they are gone the shares are free again.
     await waitFor('shares released', async () => {
@@ -366,6 +369,6 @@ describe.each(['dir', 's3'] as const)('slow readers, %s mode', (mode) => {
     const after = await metrics(replica);
     expect(after.storeUnavailable).toBe(before.storeUnavailable);
     expect(errorLines(replica)).toEqual([]);
-    expect(replica.running.deps.breakerOpen()).toBe(false);
+    expect(after.breakerOpen).toBe(0);
   });
 });
