@@ -5,7 +5,7 @@
  */
 import { loadConfigOrExit } from '../config';
 import { startIngestServer } from '../ingest-server';
-import { onSignals } from '../lifecycle';
+import { onFatalErrors, onSignals } from '../lifecycle';
 import { createLogger } from '../logger';
 
 async function main(): Promise<void> {
@@ -18,6 +18,7 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel, { service: 'radar-ingest' });
   const ingest = await startIngestServer(config, logger);
+  onFatalErrors({ logger, shutdown: ingest.shutdown, deadlineMs: 10_000 });
   onSignals(ingest.shutdown);
 }
 
