@@ -101,7 +101,7 @@ export async function startApiServer(config: Config, logger: Logger): Promise<Ru
   });
 
   const port = await listen(server, config.port, config.host);
-  const adminPort = await listen(admin, config.adminPort, config.host);
+  const adminPort = await listen(admin, config.adminPort, config.adminHost);
   for (const service of deps.services) await service.start();
   started = true;
   logger.info({ port, adminPort, embedded: config.embedded }, 'radar API listening');

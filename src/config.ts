@@ -18,6 +18,7 @@ const schema = z.object({
   PORT: port.default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
   ADMIN_PORT: port.default(9464),
+  ADMIN_HOST: z.string().min(1).default('127.0.0.1'),
   REDIS_URL: optionalText,
   S3_ENDPOINT: optionalText,
   S3_ACCESS_KEY: optionalText,
@@ -56,6 +57,13 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly adminPort: number;
+  /**
+   * Admin listener address (`/metrics`, `/healthz`, `/readyz`). Loopback by default, so a
+   * replica started anywhere never exposes its metrics to the network; deployments whose
+   * Prometheus or kubelet probes come from another host set it (compose, Kubernetes: `0.0.0.0`)
+   * and fence the port with their network (a NetworkPolicy in Kubernetes).
+   */
+  readonly adminHost: string;
   /** True when neither Redis nor S3 is configured: single process, local adapters. */
   readonly embedded: boolean;
   readonly redisUrl: string | undefined;
@@ -152,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     port: e.PORT,
     host: e.HOST,
     adminPort: e.ADMIN_PORT,
+    adminHost: e.ADMIN_HOST,
     embedded,
     redisUrl: e.REDIS_URL,
     s3:

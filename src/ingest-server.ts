@@ -41,7 +41,7 @@ export async function startIngestServer(config: Config, logger: Logger): Promise
       return exposition(registry);
     },
   });
-  const adminPort = await listen(admin, config.adminPort, config.host);
+  const adminPort = await listen(admin, config.adminPort, config.adminHost);
   for (const service of deps.services) await service.start();
   started = true;
   logger.info({ owner, adminPort, leader: deps.worker.isLeader() }, 'ingest worker running');
