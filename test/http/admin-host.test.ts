@@ -6,9 +6,9 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { startApiServer, type RunningApi } from '../../src/api-server';
 import { loadConfig } from '../../src/config';
 import { createSilentLogger } from '../../src/logger';
+import { buildReplica, type Replica } from '../../src/wiring/replica';
 import { request } from '../harness/http-client';
 
 jest.setTimeout(30_000);
@@ -19,12 +19,12 @@ beforeAll(async () => {
 });
 afterAll(() => fs.rm(root, { recursive: true, force: true }));
 
-async function withReplica(env: Record<string, string>, check: (api: RunningApi) => Promise<void>) {
+async function withReplica(env: Record<string, string>, check: (api: Replica) => Promise<void>) {
   const config = loadConfig(
     { PORT: '0', ADMIN_PORT: '0', RADAR_SIMULATE: '0', LOG_LEVEL: 'silent', ...env },
     root,
   );
-  const api = await startApiServer(config, createSilentLogger());
+  const api = await buildReplica(config, { logger: createSilentLogger() });
   try {
     await check(api);
   } finally {
