@@ -2,6 +2,9 @@
  * z/x/y tiles and TileJSON on one embedded replica: the shared conformance suite, plus the
  * public base URL of TileJSON with and without a trusted proxy.
  */
+import { PMTiles } from 'pmtiles';
+import { createRadarClient } from '../../src/client';
+import { createBufferSource } from '../fixtures/buffer-source';
 import { auth, KEYS, APPS, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
 import { request } from '../harness/http-client';
 import { describeTileConformance, sparseArchive } from '../support/tile-conformance';
@@ -71,9 +74,6 @@ describe('TileJSON public base URL', () => {
 
 describe('client library helpers', () => {
   it('tileUrl, tileJson and tile go through the real server with both credentials', async () => {
-    const { createRadarClient } = await import('../../src/client');
-    const { PMTiles } = await import('pmtiles');
-    const { createBufferSource } = await import('../fixtures/buffer-source');
     const client = createRadarClient({
       baseUrl: `${api.baseUrl}/`,
       credentials: { apiKey: KEYS.good, appId: APPS.web },
