@@ -36,6 +36,13 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly adminPort: number;
+  /**
+   * Admin listener address (`/metrics`, `/healthz`, `/readyz`). Loopback by default, so a
+   * replica started anywhere never exposes its metrics to the network; deployments whose
+   * Prometheus or kubelet probes come from another host set it (compose, Kubernetes: `0.0.0.0`)
+   * and fence the port with their network (a NetworkPolicy in Kubernetes).
+   */
+  readonly adminHost: string;
   /** True when neither Redis nor S3 is configured: single process, local adapters. */
   readonly embedded: boolean;
   readonly archives: ArchivesBackend;

@@ -119,7 +119,7 @@ export async function buildReplica(
   });
 
   const port = await listen(server, config.port, config.host);
-  const adminPort = await listen(admin, config.adminPort, config.host);
+  const adminPort = await listen(admin, config.adminPort, config.adminHost);
   await startAll(parts.components);
   started = true;
   logger.info({ port, adminPort, embedded: config.embedded }, 'radar API listening');
