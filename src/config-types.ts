@@ -75,6 +75,11 @@ export interface Config {
   readonly ingestPollS: number;
   /** Longest time a client may take to send its request before it is cut off. */
   readonly requestTimeoutS: number;
+  /** Longest time a response may make no write progress before it is destroyed (every mode). */
+  readonly sendTimeoutS: number;
+  /** Open archive reads (store sockets, files) one API key / one client address may hold. */
+  readonly storeReadsPerKey: number;
+  readonly storeReadsPerClient: number;
   /** Hot archive block cache size per replica, MiB (0 disables it). */
   readonly cacheMb: number;
   /** Behind exactly one reverse proxy (nginx): take the client address from X-Forwarded-For. */

@@ -94,7 +94,10 @@ export async function buildReplica(
         tier: String(limit),
       }),
   });
-  const server = createHttpServer(app, { requestTimeoutMs: config.requestTimeoutS * 1000 });
+  const server = createHttpServer(app, {
+    requestTimeoutMs: config.requestTimeoutS * 1000,
+    sendTimeoutMs: config.sendTimeoutS * 1000,
+  });
 
   const admin = createAdminServer({
     readiness: () => {
