@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { buildViewer } from '../../src/viewer/build-viewer';
+import { buildViewer } from '../../tools/build-viewer';
 import { launchChromium, type Chromium } from '../harness/browser';
 import { publishRadarFrames, startViewerApi, type ViewerApi } from '../harness/browser-api';
 import { APPS, KEYS } from '../harness/embedded-api';
