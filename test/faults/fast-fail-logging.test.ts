@@ -10,7 +10,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { TIMESTAMPS_KEY } from '../../src/adapters/redis/keys';
 import { formatTimestamp } from '../../src/domain/timestamps';
-import { freePort } from '../../src/stack/free-port';
+import { freePort } from '../../tools/stack/free-port';
 import { buildReplica, type Replica } from '../../src/wiring/replica';
 import { buildArchive } from '../fixtures/archives';
 import { request } from '../harness/http-client';
