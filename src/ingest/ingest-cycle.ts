@@ -6,7 +6,7 @@
 import type { ArchiveSource, CatalogWriter, StoredObject } from '../domain/ports';
 import { parseTimestamp, timestampFromFileName } from '../domain/timestamps';
 import type { Logger } from '../logger';
-import { validateArchiveHead } from '../pmtiles/validate';
+import { HEADER_REJECTION_REASONS, validateArchiveHead } from '../pmtiles/validate';
 
 /** Bytes read to validate a header: the PMTiles root directory must lie inside them. */
 export const HEAD_BYTES = 16384;
@@ -15,9 +15,16 @@ export const FUTURE_SKEW_MS = 5 * 60_000;
 /** Objects are deleted this long after their timestamp left the catalog (in-flight reads). */
 export const DELETE_GRACE_MS = 10 * 60_000;
 
+/**
+ * Every reason ingest refuses an object (a closed list: the rejection metric exports each at 0
+ * from the start, and a new reason cannot be counted without being added here).
+ */
+export const INGEST_REJECTION_REASONS = ['bad-name', ...HEADER_REJECTION_REASONS] as const;
+export type IngestRejectionReason = (typeof INGEST_REJECTION_REASONS)[number];
+
 export interface IngestEvents {
   onPublished?(timestamp: string, lagMs: number): void;
-  onRejected?(name: string, reason: string): void;
+  onRejected?(name: string, reason: IngestRejectionReason): void;
 }
 
 export interface IngestCycleOptions extends IngestEvents {
@@ -41,7 +48,7 @@ export function createIngestCycle(options: IngestCycleOptions): IngestCycle {
 
   const version = (o: StoredObject) => `${o.size}:${o.etag}`;
 
-  const reject = (object: StoredObject, reason: string) => {
+  const reject = (object: StoredObject, reason: IngestRejectionReason) => {
     rejected.set(object.name, version(object));
     logger.warn(
       { object: object.name, size: object.size, reason },
