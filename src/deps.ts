@@ -99,6 +99,9 @@ export function ingestMetricEvents(metrics: IngestMetrics | undefined): IngestEv
       metrics.lag.observe(lagMs / 1000);
     },
     onRejected: (_name, reason) => metrics.rejected.inc({ reason }),
+    onRepublished: () => metrics.republished.inc(),
+    onUnpublished: (_timestamp, reason) => metrics.unpublished.inc({ reason }),
+    onReadFailed: (_name, reason) => metrics.readFailures.inc({ reason }),
   };
 }
 
@@ -247,6 +250,7 @@ export async function wireApi(
       subscriber: redis.subscriber,
       logger: logger.child({ component: 'catalog' }),
       resyncMs: config.resyncS * 1000,
+      onDropped: (_timestamp, reason) => metrics.api?.catalogRefused.inc({ reason }),
     });
     catalog = redisCatalog;
     services.push({

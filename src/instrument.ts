@@ -4,8 +4,19 @@
  */
 import type { ArchiveStore, CatalogReader } from './domain/ports';
 import { parseTimestamp } from './domain/timestamps';
+import { ArchiveChangedError } from './adapters/fs/archive-identity';
 import { HttpError } from './errors';
 import type { ApiMetrics } from './metrics';
+
+/**
+ * Store error kinds: a missing object, one object changed under its published metadata (a
+ * fact about that object, re-validated by ingest), or the store failing.
+ */
+function errorKind(err: unknown): 'not_found' | 'changed' | 'unavailable' {
+  if (err instanceof HttpError && err.status === 404) return 'not_found';
+  if (err instanceof Error && err.cause instanceof ArchiveChangedError) return 'changed';
+  return 'unavailable';
+}
 
 /** Wraps a store so each range open is timed to its first byte and each failure counted. */
 export function instrumentArchiveStore(store: ArchiveStore, metrics: ApiMetrics): ArchiveStore {
@@ -14,7 +25,7 @@ export function instrumentArchiveStore(store: ArchiveStore, metrics: ApiMetrics)
     try {
       return await run();
     } catch (err) {
-      const kind = err instanceof HttpError && err.status === 404 ? 'not_found' : 'unavailable';
+      const kind = errorKind(err);
       metrics.storeErrors.inc({ operation, kind });
       throw err;
     } finally {
