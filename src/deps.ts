@@ -291,6 +291,8 @@ export async function wireApi(
         logger: logger.child({ component: 'limiter' }),
       })
     : undefined;
+  // Before the Redis client closes: unspent leased points go back to the shared counter.
+  if (redisLimiter) closers.push(() => redisLimiter.close());
   const limiter: RateLimiter = redisLimiter ?? createMemoryRateLimiter(config.rateWindowS);
 
   const probe = createStoreProbe(store, logger);

@@ -86,6 +86,8 @@ export interface EmbeddedApiOptions {
   readonly staleAfterS?: number;
   /** Routes mounted before the API, as a replica mounts the viewer. */
   readonly extraRoutes?: Router;
+  /** Trust one proxy hop (X-Forwarded-*), as replicas behind nginx do. */
+  readonly trustProxy?: boolean;
 }
 
 export async function startEmbeddedApi(options: EmbeddedApiOptions = {}): Promise<EmbeddedApi> {
@@ -133,6 +135,7 @@ export async function startEmbeddedApi(options: EmbeddedApiOptions = {}): Promis
     corsOrigins: options.corsOrigins ?? ['*'],
     cacheControl: 'private',
     extraRoutes: options.extraRoutes,
+    trustProxy: options.trustProxy,
   });
   const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
