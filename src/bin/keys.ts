@@ -4,18 +4,19 @@
  */
 import { parseArgs } from 'node:util';
 import { generateApiKey, KeyFileError } from '../adapters/fs/key-file';
-import { closeRedisClient, createRedisClient } from '../adapters/redis/client';
-import { createFileKeyAdminStore, type KeyAdminStore } from '../keys/key-admin-store';
-import { createRedisKeyAdminStore } from '../adapters/redis/key-admin';
-import { createLogger } from '../logger';
 import { ConfigError, loadConfig } from '../config';
 import * as commands from '../keys/key-commands';
+import { openKeyAdmin, type KeyAdmin } from '../wiring/keys';
 
 const USAGE = `usage: npm run keys -- <command> [args] [--file keys.json]
 (store: --file, else RADAR_KEYS_FILE, else ./keys.json without REDIS_URL, else Redis)
   list
   create-app <app-id>
   create-key <key-id> --app <app-id> [--app <app-id> ...] [--limit <requests-per-window>]
+             [--origin <origin> ...] [--require-origin]
+  set-origins <key-id> [--origin <origin> ...]   (exact https://a.example.com or https://*.example.com;
+                                                  no --origin: any origin)
+  require-origin <key-id> | allow-no-origin <key-id>
   disable-key <key-id> | enable-key <key-id> | remove-key <key-id>
   disable-app <app-id> | enable-app <app-id> | remove-app <app-id>`;
 
@@ -23,20 +24,10 @@ const USAGE = `usage: npm run keys -- <command> [args] [--file keys.json]
  * The configured registry: `--file`, else `RADAR_KEYS_FILE` (or ./keys.json in embedded
  * mode), else Redis when `REDIS_URL` is set.
  */
-function openAdminStore(file: string | undefined): {
-  store: KeyAdminStore;
-  close: () => Promise<void>;
-} {
-  if (file !== undefined) return { store: createFileKeyAdminStore(file), close: async () => {} };
+function openAdmin(file: string | undefined): KeyAdmin {
+  if (file !== undefined) return openKeyAdmin({ kind: 'file', path: file }, { redisTimeoutMs: 0 });
   const config = loadConfig(process.env);
-  if (config.keysFile !== undefined)
-    return { store: createFileKeyAdminStore(config.keysFile), close: async () => {} };
-  const client = createRedisClient(config.redisUrl!, {
-    role: 'keys',
-    logger: createLogger('warn'),
-    commandTimeoutMs: Math.max(config.redisTimeoutMs, 2000),
-  });
-  return { store: createRedisKeyAdminStore(client), close: () => closeRedisClient(client) };
+  return openKeyAdmin(config.keys, config);
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -47,6 +38,8 @@ async function main(argv: string[]): Promise<number> {
       file: { type: 'string' },
       app: { type: 'string', multiple: true },
       limit: { type: 'string' },
+      origin: { type: 'string', multiple: true },
+      'require-origin': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -55,7 +48,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return command === undefined && !values.help ? 2 : 0;
   }
-  const { store, close } = openAdminStore(values.file);
+  const admin = openAdmin(values.file);
+  const { store } = admin;
   try {
     const need = (what: string) => {
       if (target === undefined) throw new commands.KeyCommandError(`${command} needs a ${what}`);
@@ -63,6 +57,9 @@ async function main(argv: string[]): Promise<number> {
     };
     switch (command) {
       case 'list':
+        // Listing a registry that does not exist is a typo in the path, not an empty list.
+        if (!(await admin.exists()))
+          throw new commands.KeyCommandError(`${admin.describe} does not exist`);
         process.stdout.write(`${commands.describe(await store.load())}\n`);
         return 0;
       case 'create-app':
@@ -73,7 +70,10 @@ async function main(argv: string[]): Promise<number> {
         const apiKey = generateApiKey();
         const limit = values.limit === undefined ? undefined : Number(values.limit);
         await store.update((data) =>
-          commands.createKey(data, need('key id'), values.app ?? [], apiKey, limit),
+          commands.createKey(data, need('key id'), values.app ?? [], apiKey, limit, {
+            origins: values.origin ?? [],
+            requireOrigin: values['require-origin'] ?? false,
+          }),
         );
         process.stdout.write(`key ${target} created. It is shown only this once:\n${apiKey}\n`);
         return 0;
@@ -90,6 +90,17 @@ async function main(argv: string[]): Promise<number> {
           commands.setAppDisabled(data, need('app id'), command === 'disable-app'),
         );
         break;
+      case 'set-origins':
+        await store.update((data) =>
+          commands.setKeyOrigins(data, need('key id'), values.origin ?? []),
+        );
+        break;
+      case 'require-origin':
+      case 'allow-no-origin':
+        await store.update((data) =>
+          commands.setKeyRequireOrigin(data, need('key id'), command === 'require-origin'),
+        );
+        break;
       case 'remove-key':
         await store.update((data) => commands.removeKey(data, need('key id')));
         break;
@@ -100,7 +111,7 @@ async function main(argv: string[]): Promise<number> {
         throw new commands.KeyCommandError(`unknown command ${command}\n${USAGE}`);
     }
   } finally {
-    await close();
+    await admin.close();
   }
   process.stdout.write(`${command} ${target}: done\n`);
   return 0;

@@ -4,6 +4,7 @@
  * the same contracts, so the HTTP layer never changes when the backend does.
  */
 import type { Readable } from 'node:stream';
+import type { OriginPolicy } from './origin-policy';
 
 /** What the service knows about one published archive; served without touching the store. */
 export interface ArchiveMeta {
@@ -115,6 +116,8 @@ export type AuthDecision =
       readonly keyId: string;
       readonly appId: string;
       readonly limit: number;
+      /** The key's allowed web origins; absent means any (docs/keys.md "Allowed origins"). */
+      readonly originPolicy?: OriginPolicy;
     };
 
 /** Credential lookup. Keys are compared as SHA-256 hashes in constant time. */

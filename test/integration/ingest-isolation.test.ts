@@ -13,7 +13,7 @@
  */
 import { archiveKey, TIMESTAMPS_KEY } from '../../src/adapters/redis/keys';
 import { parseTimestamp } from '../../src/domain/timestamps';
-import { startIngestServer, type RunningIngest } from '../../src/ingest-server';
+import { buildIngest, type RunningIngest } from '../../src/wiring/ingest';
 import { createSilentLogger } from '../../src/logger';
 import { buildArchive } from '../fixtures/archives';
 import { recentTimestamps, sample, scrape } from '../harness/fault-stack';
@@ -173,7 +173,7 @@ it('junk in the Redis index never reaches a response and the next ingest pass re
   expect(crlf.headers['x-injected']).toBeUndefined();
   expect((await archive(negativeTs)).status).toBe(404);
 
-  const ingest = await startIngestServer(stack.config(), createSilentLogger());
+  const ingest = await buildIngest(stack.config(), { logger: createSilentLogger() });
   extraIngest.push(ingest);
   const repairedMs = await waitUntil(
     async () => {
