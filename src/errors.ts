@@ -88,8 +88,14 @@ export class InternalServerError extends HttpError {
 
 export class ServiceUnavailableError extends HttpError {
   readonly status = 503;
-  constructor(options?: { cause?: unknown }) {
-    super('Service Unavailable', {}, options);
+  /** `retryAfterS`: when a retry can succeed, sent as `Retry-After` (whole seconds, >= 1). */
+  constructor(options?: { cause?: unknown; retryAfterS?: number }) {
+    const retryAfter = options?.retryAfterS;
+    super(
+      'Service Unavailable',
+      retryAfter === undefined ? {} : { 'Retry-After': String(Math.max(1, Math.ceil(retryAfter))) },
+      options,
+    );
   }
 }
 

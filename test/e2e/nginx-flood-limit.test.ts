@@ -37,7 +37,9 @@ let stack: ProductionStack;
 let replicas: string[];
 
 beforeAll(async () => {
-  stack = await startProductionStack({ replicas: 2, env: { RADAR_TRUST_PROXY: '1' } });
+  // One replica: the burst measures the edge alone. (The shared quota across several replicas
+  // is the limiter's contract, tested with its own suites.)
+  stack = await startProductionStack({ replicas: 1, env: { RADAR_TRUST_PROXY: '1' } });
   replicas = stack.replicas.map((r) => `127.0.0.1:${r.port}`);
   // A key of its own with the default quota, spent only by the burst below.
   await createRedisKeyAdminStore(stack.client).update((data) => ({

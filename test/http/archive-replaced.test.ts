@@ -8,10 +8,9 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ArchiveChangedError } from '../../src/adapters/fs/archive-identity';
 import { createFsArchiveStore, ShortReadError } from '../../src/adapters/fs/archive-store';
 import type { ArchiveMeta } from '../../src/domain/ports';
-import { ServiceUnavailableError } from '../../src/errors';
+import { ArchiveObjectError } from '../../src/domain/archive-errors';
 import { buildArchive } from '../fixtures/archives';
 import { auth, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
 import { request, type RawResponse } from '../harness/http-client';
@@ -40,7 +39,7 @@ describe('the data-directory store against a replaced file', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    return err instanceof ServiceUnavailableError && err.cause instanceof ArchiveChangedError;
+    return err instanceof ArchiveObjectError;
   };
 
   it('refuses a file of another size before anything is sent', async () => {

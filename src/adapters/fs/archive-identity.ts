@@ -8,14 +8,12 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, type Stats } from 'node:fs';
+import { ArchiveObjectError } from '../../domain/archive-errors';
 import type { ArchiveMeta } from '../../domain/ports';
 
 /** The file behind a published timestamp is not the one its metadata describes. */
-export class ArchiveChangedError extends Error {
-  constructor(timestamp: string, detail: string) {
-    super(`archive ${timestamp} changed on disk (${detail}); waiting for ingest to re-validate`);
-    this.name = 'ArchiveChangedError';
-  }
+function changed(reason: 'size' | 'etag', timestamp: string, detail: string): ArchiveObjectError {
+  return new ArchiveObjectError(reason, `archive ${timestamp} changed on disk (${detail})`);
 }
 
 /** MD5 of a file as a quoted hex string: the ETag an S3 store gives a single-part upload. */
@@ -28,7 +26,8 @@ export async function fileEtag(file: string): Promise<string> {
 export interface ArchiveIdentity {
   /**
    * Resolves when the opened file (`stat` of the open handle, `file` its path) is the one
-   * `meta` describes; rejects with `ArchiveChangedError` otherwise.
+   * `meta` describes; rejects with `ArchiveObjectError` (`size`, or `etag` for another
+   * version of the same size) otherwise.
    */
   verify(meta: ArchiveMeta, file: string, stat: Stats): Promise<void>;
 }
@@ -41,9 +40,9 @@ export function createArchiveIdentity(): ArchiveIdentity {
   return {
     async verify(meta, file, stat) {
       if (stat.size !== meta.size)
-        throw new ArchiveChangedError(meta.timestamp, `size ${stat.size}, published ${meta.size}`);
+        throw changed('size', meta.timestamp, `size ${stat.size}, published ${meta.size}`);
       if (stat.mtime.getTime() !== meta.lastModified.getTime())
-        throw new ArchiveChangedError(meta.timestamp, 'modification time');
+        throw changed('etag', meta.timestamp, 'modification time');
       const version = `${meta.size}:${meta.etag}:${meta.lastModified.getTime()}`;
       const known = inodes.get(meta.timestamp);
       if (known && known.version === version && known.ino === stat.ino && known.dev === stat.dev)
@@ -56,7 +55,7 @@ export function createArchiveIdentity(): ArchiveIdentity {
           pending = fileEtag(file).finally(() => hashing.delete(key));
           hashing.set(key, pending);
         }
-        if ((await pending) !== meta.etag) throw new ArchiveChangedError(meta.timestamp, 'content');
+        if ((await pending) !== meta.etag) throw changed('etag', meta.timestamp, 'content');
       }
       inodes.set(meta.timestamp, { version, ino: stat.ino, dev: stat.dev });
       if (inodes.size > 100_000) inodes.delete(inodes.keys().next().value as string);

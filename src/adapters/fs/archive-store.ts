@@ -2,13 +2,15 @@
  * Embedded archive storage: `{dir}/{YYYYMMDDHHmm}.pmtiles` on the local file system. Ranges
  * are read with positioned reads, never by loading a whole file; the file is opened and
  * checked against its published metadata before the response starts, so a vanished file is a
- * 404 and a replaced one a 503 (until ingest has re-validated it) rather than a broken stream.
+ * 404 and a replaced one an `ArchiveObjectError` (503 until ingest has re-validated it) rather
+ * than a broken stream.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, pipeline, type Readable } from 'node:stream';
 import type { ArchiveSource, ArchiveStore, StoredObject } from '../../domain/ports';
 import { archiveFileName } from '../../domain/timestamps';
+import { ClientGoneError } from '../../domain/archive-errors';
 import { NotFoundError, ServiceUnavailableError } from '../../errors';
 import { createArchiveIdentity, fileEtag } from './archive-identity';
 
@@ -49,6 +51,7 @@ export function createFsArchiveStore(dir: string): ArchiveStore {
   const identity = createArchiveIdentity();
   return {
     async openRange(meta, window, signal) {
+      if (signal.aborted) throw new ClientGoneError();
       const file = path.join(dir, archiveFileName(meta.timestamp));
       let handle: fs.FileHandle;
       try {
@@ -62,7 +65,7 @@ export function createFsArchiveStore(dir: string): ArchiveStore {
         await identity.verify(meta, file, await handle.stat());
       } catch (err) {
         await handle.close().catch(() => {});
-        throw new ServiceUnavailableError({ cause: err });
+        throw err; // ArchiveObjectError: 503 with Retry-After until ingest re-validated it
       }
       const stream: Readable = handle.createReadStream({
         start: window.offset,

@@ -14,14 +14,21 @@ import {
   timestampScore,
   type CatalogDropReason,
 } from './catalog-codec';
-import { ARCHIVE_KEY_PREFIX, archiveKey, CATALOG_EVENTS_CHANNEL, TIMESTAMPS_KEY } from './keys';
+import {
+  ARCHIVE_KEY_PREFIX,
+  archiveKey,
+  CATALOG_EVENTS_CHANNEL,
+  CATALOG_VERSION_KEY,
+  TIMESTAMPS_KEY,
+} from './keys';
 import { defineScript } from './script';
 
 /**
- * KEYS: timestamps set, metadata hash. ARGV: member, score, channel, event, then the hash
- * fields in `metaToHashFields` order (size, etag, lastModified). Returns 0 when the timestamp is
- * already published with exactly this metadata (nothing written, nothing announced), else
- * writes the hash (replacing a changed or malformed one), adds the member, announces, returns 1.
+ * KEYS: timestamps set, metadata hash, catalog version. ARGV: member, score, channel, event,
+ * then the hash fields in `metaToHashFields` order (size, etag, lastModified). Returns 0 when
+ * the timestamp is already published with exactly this metadata (nothing written, nothing
+ * announced), else writes the hash (replacing a changed or malformed one), adds the member,
+ * moves the version, announces, returns 1.
  */
 const PUBLISH_LUA = `
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
@@ -32,12 +39,13 @@ end
 redis.call('DEL', KEYS[2])
 redis.call('HSET', KEYS[2], unpack(ARGV, 5))
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('INCR', KEYS[3])
 redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1
 `;
 
 /**
- * KEYS: timestamps set. ARGV: exclusive max score ("(<seconds>"), metadata key prefix,
+ * KEYS: timestamps set, catalog version. ARGV: exclusive max score ("(<seconds>"), metadata key prefix,
  * channel. Metadata keys are derived from the members; they share the set's hash tag, so
  * they live on the same Cluster slot. Returns the removed timestamps.
  */
@@ -46,18 +54,21 @@ local removed = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 if #removed == 0 then return removed end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 for _, ts in ipairs(removed) do redis.call('DEL', ARGV[2] .. ts) end
+redis.call('INCR', KEYS[2])
 redis.call('PUBLISH', ARGV[3], cjson.encode({ type = 'prune', timestamps = removed }))
 return removed
 `;
 
 /**
- * KEYS: timestamps set, metadata hash. ARGV: member, channel. Removes one member (and its
- * hash) and announces it as a prune; returns 1 when the member was there, else 0.
+ * KEYS: timestamps set, metadata hash, catalog version. ARGV: member, channel. Removes one
+ * member (and its hash), moves the version and announces it as a prune; returns 1 when the
+ * member was there, else 0.
  */
 const UNPUBLISH_LUA = `
 local removed = redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('DEL', KEYS[2])
 if removed == 0 then return 0 end
+redis.call('INCR', KEYS[3])
 redis.call('PUBLISH', ARGV[2], cjson.encode({ type = 'prune', timestamps = { ARGV[1] } }))
 return 1
 `;
@@ -81,13 +92,15 @@ export interface RedisCatalogIndex extends CatalogWriter {
    * members refused; rejects when Redis does not answer.
    */
   read(nowMs: number): Promise<IndexRead>;
+  /** The index version (`CATALOG_VERSION_KEY`); `null` when unknown. */
+  version(): Promise<string | null>;
 }
 
 /** Binds the index to a command client (scripts are defined on it once). */
 export function createRedisCatalogIndex(client: RedisClient): RedisCatalogIndex {
-  const publishScript = defineScript(client, 'radarCatalogPublish', 2, PUBLISH_LUA);
-  const pruneScript = defineScript(client, 'radarCatalogPrune', 1, PRUNE_LUA);
-  const unpublishScript = defineScript(client, 'radarCatalogUnpublish', 2, UNPUBLISH_LUA);
+  const publishScript = defineScript(client, 'radarCatalogPublish', 3, PUBLISH_LUA);
+  const pruneScript = defineScript(client, 'radarCatalogPrune', 2, PRUNE_LUA);
+  const unpublishScript = defineScript(client, 'radarCatalogUnpublish', 3, UNPUBLISH_LUA);
 
   const read = async (nowMs: number): Promise<IndexRead> => {
     const timestamps = await client.zrevrange(TIMESTAMPS_KEY, 0, -1);
@@ -118,7 +131,7 @@ export function createRedisCatalogIndex(client: RedisClient): RedisCatalogIndex 
       const score = timestampScore(meta.timestamp);
       if (score === undefined) throw new Error(`not a publishable timestamp: ${meta.timestamp}`);
       const result = await publishScript(
-        [TIMESTAMPS_KEY, archiveKey(meta.timestamp)],
+        [TIMESTAMPS_KEY, archiveKey(meta.timestamp), CATALOG_VERSION_KEY],
         [
           meta.timestamp,
           score,
@@ -132,11 +145,13 @@ export function createRedisCatalogIndex(client: RedisClient): RedisCatalogIndex 
 
     async prune(cutoffMs) {
       const removed = await pruneScript(
-        [TIMESTAMPS_KEY],
+        [TIMESTAMPS_KEY, CATALOG_VERSION_KEY],
         [`(${cutoffMs / 1000}`, ARCHIVE_KEY_PREFIX, CATALOG_EVENTS_CHANNEL],
       );
       return Array.isArray(removed) ? (removed as string[]) : [];
     },
+
+    version: () => client.get(CATALOG_VERSION_KEY),
 
     async list() {
       return client.zrevrange(TIMESTAMPS_KEY, 0, -1);
@@ -144,7 +159,7 @@ export function createRedisCatalogIndex(client: RedisClient): RedisCatalogIndex 
 
     async unpublish(timestamp) {
       const removed = await unpublishScript(
-        [TIMESTAMPS_KEY, archiveKey(timestamp)],
+        [TIMESTAMPS_KEY, archiveKey(timestamp), CATALOG_VERSION_KEY],
         [timestamp, CATALOG_EVENTS_CHANNEL],
       );
       return removed === 1;
