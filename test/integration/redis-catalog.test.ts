@@ -241,7 +241,7 @@ describe('Redis catalog on a real Redis', () => {
     await admin.hset(
       archiveKey(edited),
       'size',
-      '5',
+      '5000',
       'etag',
       '"y"',
       'lastModified',
