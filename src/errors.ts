@@ -99,6 +99,18 @@ export class ServiceUnavailableError extends HttpError {
   }
 }
 
+/**
+ * A cause whose condition its source has already logged, such as the object store circuit
+ * breaker failing fast (the breaker logs each change of state). The request path answers and
+ * counts it but writes no log line per request: a fast-fail flood must not flood the logs.
+ */
+export class AlreadyReportedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AlreadyReportedError';
+  }
+}
+
 /** The JSON error record of SPEC.md for an error. */
 export function errorRecord(error: HttpError): { error: { code: number; message: string } } {
   return { error: { code: error.status, message: error.message } };

@@ -24,6 +24,9 @@ const STRONG_ETAG = /^"[\x21\x23-\x7e]*"$/;
 export type MetaProblem =
   'bad-timestamp' | 'future-timestamp' | 'bad-size' | 'bad-etag' | 'bad-last-modified';
 
+/** The problems `objectProblem` reports (the others concern the timestamp). */
+export type ObjectProblem = Extract<MetaProblem, 'bad-size' | 'bad-etag' | 'bad-last-modified'>;
+
 /** Every value `MetaProblem` can take, for metrics exported at 0. */
 export const META_PROBLEMS: readonly MetaProblem[] = [
   'bad-timestamp',
@@ -51,7 +54,7 @@ export function objectProblem(object: {
   readonly size: number;
   readonly etag: string;
   readonly lastModified: Date;
-}): MetaProblem | undefined {
+}): ObjectProblem | undefined {
   if (!Number.isSafeInteger(object.size) || object.size < MIN_ARCHIVE_BYTES) return 'bad-size';
   if (typeof object.etag !== 'string' || !isStrongEtag(object.etag)) return 'bad-etag';
   // Not `instanceof Date`: a Date made in another realm (a worker, a VM context) is one too.

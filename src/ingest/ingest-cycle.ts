@@ -17,7 +17,7 @@ import { FUTURE_SKEW_MS, objectProblem } from '../domain/archive-meta';
 import type { ArchiveMeta, ArchiveSource, CatalogWriter, StoredObject } from '../domain/ports';
 import { parseTimestamp, timestampFromFileName } from '../domain/timestamps';
 import type { Logger } from '../logger';
-import { validateArchiveHead } from '../pmtiles/validate';
+import { HEADER_REJECTION_REASONS, validateArchiveHead } from '../pmtiles/validate';
 import { createObjectBackoff } from './object-backoff';
 import { classifyReadFailure, describeReadFailure, type ReadFailureReason } from './read-failure';
 
@@ -27,6 +27,19 @@ export { FUTURE_SKEW_MS } from '../domain/archive-meta';
 export const HEAD_BYTES = 16384;
 /** Objects are deleted this long after their timestamp left the catalog (in-flight reads). */
 export const DELETE_GRACE_MS = 10 * 60_000;
+
+/**
+ * Every reason ingest refuses an object (a closed list: the rejection metric exports each at 0
+ * from the start, and a new reason cannot be counted without being added here).
+ */
+export const INGEST_REJECTION_REASONS = [
+  'bad-name',
+  ...HEADER_REJECTION_REASONS,
+  'bad-size',
+  'bad-etag',
+  'bad-last-modified',
+] as const;
+export type IngestRejectionReason = (typeof INGEST_REJECTION_REASONS)[number];
 
 /** Why ingest withdrew a published timestamp. */
 export type UnpublishReason =
@@ -42,7 +55,7 @@ export const UNPUBLISH_REASONS: readonly UnpublishReason[] = [
 
 export interface IngestEvents {
   onPublished?(timestamp: string, lagMs: number): void;
-  onRejected?(name: string, reason: string): void;
+  onRejected?(name: string, reason: IngestRejectionReason): void;
   /** A published timestamp got new metadata (its object was replaced by a valid archive). */
   onRepublished?(timestamp: string): void;
   onUnpublished?(timestamp: string, reason: UnpublishReason): void;
@@ -86,7 +99,7 @@ export function createIngestCycle(options: IngestCycleOptions): IngestCycle {
   const rejected = new Map<string, string>();
   const backoff = createObjectBackoff();
 
-  const reject = (object: StoredObject, reason: string) => {
+  const reject = (object: StoredObject, reason: IngestRejectionReason) => {
     rejected.set(object.name, version(object));
     logger.warn(
       { object: object.name, size: object.size, reason },

@@ -10,6 +10,7 @@ const KEYS_ENTRY = path.resolve(__dirname, '../../dist/bin/keys.js');
 function keys(file: string, ...args: string[]): string {
   return execFileSync(process.execPath, [KEYS_ENTRY, ...args, '--file', file], {
     encoding: 'utf8',
+    stdio: 'pipe',
   });
 }
 
@@ -35,6 +36,24 @@ it('creates, lists, disables and removes apps and keys, printing the key once', 
     keys(file, 'remove-key', 'acme');
     expect(JSON.parse(await fs.readFile(file, 'utf8')).keys).toEqual([]);
     expect(() => keys(file, 'remove-key', 'acme')).toThrow(/no key with id acme/);
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+});
+
+it('list on a key file that does not exist is an error, not an empty list', async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'keys-cli-'));
+  const file = path.join(dir, 'no-such-keys.json');
+  try {
+    let failure: { status: number | null; stderr: string } | undefined;
+    try {
+      keys(file, 'list');
+    } catch (err) {
+      failure = err as { status: number | null; stderr: string };
+    }
+    expect(failure?.status).toBe(1);
+    expect(String(failure?.stderr)).toContain(`key file ${file} does not exist`);
+    await expect(fs.stat(file)).rejects.toThrow(); // and nothing was created
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }

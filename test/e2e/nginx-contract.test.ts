@@ -10,8 +10,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import zlib from 'node:zlib';
 import { formatTimestamp } from '../../src/domain/timestamps';
 import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
-import type { LocalNginx } from '../../src/stack/local-nginx';
-import { freePort } from '../../src/stack/free-port';
+import type { LocalNginx } from '../../tools/stack/local-nginx';
+import { freePort } from '../../tools/stack/free-port';
 import { buildArchive } from '../fixtures/archives';
 import {
   accessLog,

@@ -70,7 +70,16 @@ it('exports request, limiter, auth, store, catalog and ingest metrics with bound
     expect(requests.some((l) => l.includes(`status="${status}"`))).toBe(true);
   }
   const routes = new Set(requests.map((l) => /route="([^"]*)"/.exec(l)![1]));
-  expect(routes).toEqual(new Set(['/status.json', '/tiles/:timestamp.pmtiles', 'unmatched']));
+  // Every route template (primed at 0 from the start) and the shared `unmatched`.
+  expect(routes).toEqual(
+    new Set([
+      '/status.json',
+      '/tiles/:timestamp.pmtiles',
+      '/tiles/:timestamp.json',
+      '/tiles/:timestamp/:z/:x/:y.png',
+      'unmatched',
+    ]),
+  );
   expect(text).not.toMatch(/route="[^"]*[0-9]{12}/); // never a timestamp or raw path
   expect(text).not.toContain(KEYS.good);
   expect(series('radar_auth_failures_total').join('\n')).toMatch(/reason="unknown-key"[^\n]* 1/);

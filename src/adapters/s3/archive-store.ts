@@ -16,7 +16,7 @@ import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { ArchiveObjectError, ClientGoneError, StoreBusyError } from '../../domain/archive-errors';
 import type { ArchiveMeta, ArchiveStore, ByteWindow } from '../../domain/ports';
-import { NotFoundError, ServiceUnavailableError } from '../../errors';
+import { AlreadyReportedError, NotFoundError, ServiceUnavailableError } from '../../errors';
 import type { Logger } from '../../logger';
 import { createCircuitBreaker, type BreakerPermit } from './circuit-breaker';
 import { objectKey, S3TimeoutError, type S3Client } from './client';
@@ -219,7 +219,8 @@ export function createS3ArchiveStore(options: S3ArchiveStoreOptions): S3ArchiveS
       const permit: BreakerPermit | undefined = breaker.acquire();
       if (permit === undefined) {
         throw new ServiceUnavailableError({
-          cause: new Error('object store circuit breaker open'),
+          // Logged once when the breaker opened (noteBreaker), not once per refused request.
+          cause: new AlreadyReportedError('object store circuit breaker open'),
         });
       }
       const settle = (verdict: 'success' | Verdict) => {

@@ -13,6 +13,7 @@ import {
   ServiceUnavailableError,
 } from '../../errors';
 import type { Logger } from '../../logger';
+import { createErrorLogSampler } from '../error-log-sampler';
 
 /** Headers describing a representation; they never belong on an error record. */
 const REPRESENTATION_HEADERS = [
@@ -56,8 +57,13 @@ function toHttpError(err: unknown): HttpError {
   }
 }
 
-/** Creates the error middleware; `logger` records 5xx causes. */
+/**
+ * Creates the error middleware; 5xx causes go to `logger` through a sampler (one full line per
+ * kind of cause, then at most one per 10 s with a count; causes already reported at their
+ * source, such as breaker fast-fails, none).
+ */
 export function errorHandler(logger: Logger): Middleware {
+  const sampler = createErrorLogSampler({ logger });
   return async (ctx, next) => {
     try {
       await next();
@@ -74,7 +80,7 @@ export function errorHandler(logger: Logger): Middleware {
         logger.warn({ err: (err as Error).message, path: ctx.path }, 'archive read refused');
       } else if (error.status >= 500) {
         const cause = err instanceof HttpError ? (err.cause ?? err) : err;
-        logger.error({ err: cause, path: ctx.path, method: ctx.method }, 'request failed');
+        sampler.report(error.status, cause, { path: ctx.path, method: ctx.method });
       }
       if (ctx.headerSent || !ctx.writable) {
         // Headers already left: the only honest signal left is to cut the connection.
