@@ -10,7 +10,7 @@ import path from 'node:path';
 import { startLocalNginx, type LocalNginx } from '../../tools/stack/local-nginx';
 import { NGINX_TEMPLATE_PATH } from '../../tools/stack/render-nginx';
 
-const PER_IP_RATE = /(limit_req_zone \$binary_remote_addr zone=radar_per_ip:\S+ rate=)\d+r\/s;/;
+const PER_IP_RATE = /(limit_req_zone \$\w+ zone=radar_per_ip:\S+ rate=)\d+r\/s;/;
 
 /** The shipped template with the per-IP rate raised; throws when the line is not found. */
 export async function benchEdgeTemplate(dir: string): Promise<{ file: string; change: string }> {
