@@ -1,7 +1,7 @@
 /**
  * The production edge for the "through nginx" scenarios: the shipped `nginx/nginx.conf`
  * rendered by `startLocalNginx` (the same renderer as `npm run stack` and the e2e tests), with
- * one change: the per-IP request rate (100 r/s, burst 500) is raised to 10^6 r/s, because all
+ * one change: the per-client request rate (200 r/s, burst 3,000) is raised to 10^6 r/s, because all
  * bench traffic comes from 127.0.0.1 and would otherwise measure the flood limit instead of
  * the service. The limit is still evaluated on every request, as production does.
  */
