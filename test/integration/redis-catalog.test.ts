@@ -198,12 +198,20 @@ describe('Redis catalog on a real Redis', () => {
     // lost-message case.
     const [ts, kept] = ['202405011210', '202405011212'];
     for (const t of [ts, kept]) {
-      await admin.hset(archiveKey(t), 'size', '77', 'etag', '"x"', 'lastModified', '1714564800000');
+      await admin.hset(
+        archiveKey(t),
+        'size',
+        '7777',
+        'etag',
+        '"x"',
+        'lastModified',
+        '1714564800000',
+      );
       await admin.zadd(TIMESTAMPS_KEY, parseTimestamp(t)! / 1000, t);
     }
     await admin.incr(CATALOG_VERSION_KEY);
     await waitFor(() => listed(replica, ts) && listed(replica, kept), 5000, 'healed by resync');
-    expect(replica.current().get(ts)?.size).toBe(77);
+    expect(replica.current().get(ts)?.size).toBe(7777);
     // And a vanished entry disappears the same way (an index emptied entirely is data loss
     // instead: see the Redis-restarted-empty test).
     await admin.zrem(TIMESTAMPS_KEY, ts);
@@ -234,7 +242,7 @@ describe('Redis catalog on a real Redis', () => {
     await admin.hset(
       archiveKey(edited),
       'size',
-      '5',
+      '5000',
       'etag',
       '"y"',
       'lastModified',

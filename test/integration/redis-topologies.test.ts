@@ -75,7 +75,7 @@ maybe.each([
 
     const meta = {
       timestamp: '202405011200',
-      size: 10,
+      size: 10_000,
       etag: '"e"',
       lastModified: new Date(1714564800000),
     };
