@@ -8,7 +8,10 @@ function setup(leaseAnswers: Array<boolean | Error>) {
   let released = 0;
   const answers = [...leaseAnswers];
   const worker = createIngestWorker({
-    cycle: { run: async () => void passes.push(passes.length + 1) },
+    cycle: {
+      run: async () => void passes.push(passes.length + 1),
+      tracked: () => ({ rejected: 0, failing: 0 }),
+    },
     lease: {
       acquire: async () => {
         const next = answers.length > 1 ? answers.shift()! : answers[0]!;
