@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 
 export const USAGE = `usage: npm run bench -- [--quick] [--only a,b] [--duration S] [--warmup S] [--cache-mb N] [--nginx-workers N|auto] [--keep]
   --quick          smoke run (< 2 min): 2 s per run, fewer variants; writes test/bench/results/quick.*
-  --only LIST      scenarios to run: status,hot-range,map-client,cold-range,full-archive,scale,log-info,publish
+  --only LIST      scenarios to run: status,hot-range,tile,map-client,cold-range,full-archive,scale,log-info,publish
   --duration S     measured seconds per run (full: 10, quick: 2)
   --warmup S       warm-up seconds before each run (full: 3, quick: 1)
   --cache-mb N     RADAR_CACHE_MB of every replica (default 64; the cold-range replicas use 0)
@@ -17,6 +17,7 @@ export const USAGE = `usage: npm run bench -- [--quick] [--only a,b] [--duration
 export const SCENARIOS = [
   'status',
   'hot-range',
+  'tile',
   'map-client',
   'cold-range',
   'full-archive',

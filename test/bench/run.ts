@@ -23,6 +23,7 @@ import {
   coldRangeScenario,
   fullArchiveScenario,
   hotRangeScenario,
+  tileScenario,
   logInfoScenario,
   mapClientScenario,
   mapSequences,
@@ -121,6 +122,7 @@ async function main(): Promise<void> {
       has('map-client') || has('scale') || has('log-info') ? await mapSequences(ctx) : [];
     if (has('status')) await statusScenario(ctx);
     if (has('hot-range')) await hotRangeScenario(ctx);
+    if (has('tile')) await tileScenario(ctx);
     if (has('map-client')) await mapClientScenario(ctx, sequences);
     if (has('full-archive')) await fullArchiveScenario(ctx);
     if (has('cold-range')) await coldRangeScenario(ctx);
