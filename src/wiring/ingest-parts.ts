@@ -26,6 +26,9 @@ export function ingestMetricEvents(metrics: IngestMetrics | undefined): IngestEv
       metrics.lag.observe(lagMs / 1000);
     },
     onRejected: (_name, reason) => metrics.rejected.inc({ reason }),
+    onRepublished: () => metrics.republished.inc(),
+    onUnpublished: (_timestamp, reason) => metrics.unpublished.inc({ reason }),
+    onReadFailed: (_name, reason) => metrics.readFailures.inc({ reason }),
   };
 }
 

@@ -238,7 +238,7 @@ export async function waitForPublished(
         intervalMs: 100,
       },
     );
-    return await index.load();
+    return await index.entries();
   } finally {
     await closeRedisClient(client);
   }

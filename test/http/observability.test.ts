@@ -15,7 +15,7 @@ import { buildReplica, type Replica } from '../../src/wiring/replica';
 import { buildArchive } from '../fixtures/archives';
 import { auth, KEYS, registryData } from '../harness/embedded-api';
 import { request } from '../harness/http-client';
-import { waitUntil } from '../harness/redis-server';
+import { waitFor } from '../harness/wait';
 
 let api: Replica;
 let root: string;
@@ -113,7 +113,7 @@ it('logs one line per request with request id, route template, ids and no key', 
     })
   ).headers['x-request-id'];
   expect(bad).toMatch(/^[0-9a-f-]{36}$/);
-  await waitUntil(() => lines.some((l) => l.requestId === 'edge-abc-123'), 2000, 'log line');
+  await waitFor(() => lines.some((l) => l.requestId === 'edge-abc-123'), 2000, 'log line');
   const line = lines.find((l) => l.requestId === 'edge-abc-123')!;
   expect(line).toMatchObject({
     msg: 'request',
