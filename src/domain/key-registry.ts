@@ -49,8 +49,27 @@ export function createKeyRegistry(data: KeyRegistryData, defaultLimit: number): 
     if (policy !== ANY_ORIGIN) policies.set(k.id, policy);
   }
   const apps = new Map(data.apps.map((a) => [a.id, a]));
-  return {
-    decide(apiKey, appId) {
+  /**
+   * Decisions per (key, app), so a request pays one map lookup instead of a SHA-256 and a
+   * constant-time compare. The cache belongs to this registry: every reload (a revocation
+   * included) builds a new registry and so starts with an empty cache, which keeps revocation
+   * as fast as the reload. Bounded: cleared when full (a flood of invented keys cannot grow it).
+   */
+  const decided = new Map<string, AuthDecision>();
+  const decide = (apiKey: string, appId: string): AuthDecision => {
+    const id = `${appId}\n${apiKey}`;
+    let decision = decided.get(id);
+    if (decision === undefined) {
+      decision = decideUncached(apiKey, appId);
+      if (decided.size >= DECISION_CACHE_LIMIT) decided.clear();
+      decided.set(id, decision);
+    }
+    return decision;
+  };
+  return { decide };
+
+  function decideUncached(apiKey: string, appId: string): AuthDecision {
+    {
       const hash = hashApiKey(apiKey);
       const key = keysByHash.get(hash);
       // The map lookup finds the candidate; the constant-time compare is the actual check.
@@ -75,6 +94,9 @@ export function createKeyRegistry(data: KeyRegistryData, defaultLimit: number): 
         // Only restricted keys carry a policy: unrestricted decisions stay as they always were.
         ...(originPolicy !== undefined ? { originPolicy } : {}),
       };
-    },
-  };
+    }
+  }
 }
+
+/** Distinct (key, app) pairs one registry remembers decisions for. */
+const DECISION_CACHE_LIMIT = 10_000;
