@@ -5,6 +5,9 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import type { ArchivesBackend, Config } from './config-types';
+
+export type * from './config-types';
 
 const boolFlag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 const port = z.coerce.number().int().min(0).max(65535);
@@ -51,58 +54,6 @@ const schema = z.object({
 /** Every environment variable the service reads (deployment manifests may set only these). */
 export const CONFIG_VARIABLES: readonly string[] = Object.freeze(Object.keys(schema.shape));
 
-/** Validated, frozen service configuration. */
-export interface Config {
-  readonly port: number;
-  readonly host: string;
-  readonly adminPort: number;
-  /** True when neither Redis nor S3 is configured: single process, local adapters. */
-  readonly embedded: boolean;
-  readonly redisUrl: string | undefined;
-  readonly s3:
-    | {
-        readonly endpoint: string;
-        readonly accessKey: string;
-        readonly secretKey: string;
-        readonly bucket: string;
-        readonly prefix: string;
-        readonly region: string;
-      }
-    | undefined;
-  readonly dataDir: string;
-  /** Key file path; undefined only when keys live in Redis. */
-  readonly keysFile: string | undefined;
-  readonly rateLimit: number;
-  readonly rateWindowS: number;
-  readonly staleAfterS: number;
-  readonly retentionS: number;
-  readonly simulate: boolean;
-  readonly simulator: {
-    readonly backfill: number;
-    readonly cadenceS: number;
-    readonly maxZoom: number;
-  };
-  /** `['*']` or explicit origins. */
-  readonly corsOrigins: readonly string[];
-  readonly drainS: number;
-  readonly cacheControl: 'private' | 'public';
-  /** ioredis command timeout; also bounds how long a request can wait on Redis. */
-  readonly redisTimeoutMs: number;
-  /** Time to first byte from the object store before a request answers 503. */
-  readonly s3TimeoutMs: number;
-  /** Period of the full catalog resync from Redis (heals missed events). */
-  readonly resyncS: number;
-  /** Period of the ingest worker's bucket listing (the reconciliation pass). */
-  readonly ingestPollS: number;
-  /** Longest time a client may take to send its request before it is cut off. */
-  readonly requestTimeoutS: number;
-  /** Hot archive block cache size per replica, MiB (0 disables it). */
-  readonly cacheMb: number;
-  /** Behind exactly one reverse proxy (nginx): take the client address from X-Forwarded-For. */
-  readonly trustProxy: boolean;
-  readonly logLevel: string;
-}
-
 /** Thrown by `loadConfig`; the message lists every problem, one per line. */
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -146,38 +97,47 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
   if (problems.length > 0) throw new ConfigError(problems);
 
   const embedded = e.REDIS_URL === undefined && e.S3_ENDPOINT === undefined;
+  const dataDir = path.resolve(cwd, e.RADAR_DATA_DIR);
+  const redis =
+    e.REDIS_URL === undefined ? undefined : { kind: 'redis' as const, url: e.REDIS_URL };
   const keysFile =
     e.RADAR_KEYS_FILE ?? (e.REDIS_URL === undefined ? path.join(cwd, 'keys.json') : undefined);
-  return Object.freeze({
+  const archives: ArchivesBackend =
+    e.S3_ENDPOINT !== undefined && e.S3_ACCESS_KEY !== undefined && e.S3_SECRET_KEY !== undefined
+      ? {
+          kind: 's3',
+          endpoint: e.S3_ENDPOINT,
+          accessKey: e.S3_ACCESS_KEY,
+          secretKey: e.S3_SECRET_KEY,
+          bucket: e.S3_BUCKET,
+          prefix: e.S3_PREFIX,
+          region: e.S3_REGION,
+        }
+      : { kind: 'fs', dir: dataDir };
+  return deepFreeze({
     port: e.PORT,
     host: e.HOST,
     adminPort: e.ADMIN_PORT,
     embedded,
-    redisUrl: e.REDIS_URL,
-    s3:
-      e.S3_ENDPOINT !== undefined && e.S3_ACCESS_KEY !== undefined && e.S3_SECRET_KEY !== undefined
-        ? Object.freeze({
-            endpoint: e.S3_ENDPOINT,
-            accessKey: e.S3_ACCESS_KEY,
-            secretKey: e.S3_SECRET_KEY,
-            bucket: e.S3_BUCKET,
-            prefix: e.S3_PREFIX,
-            region: e.S3_REGION,
-          })
-        : undefined,
-    dataDir: path.resolve(cwd, e.RADAR_DATA_DIR),
-    keysFile: keysFile === undefined ? undefined : path.resolve(cwd, keysFile),
+    archives,
+    catalog: redis ?? { kind: 'memory' },
+    keys:
+      keysFile !== undefined
+        ? { kind: 'file', path: path.resolve(cwd, keysFile) }
+        : { kind: 'redis', url: redis!.url },
+    limiter: redis ?? { kind: 'memory' },
+    dataDir,
     rateLimit: e.RADAR_RATE_LIMIT,
     rateWindowS: e.RADAR_RATE_WINDOW_S,
     staleAfterS: e.RADAR_STALE_AFTER_S,
     retentionS: e.RADAR_RETENTION_S,
     simulate: e.RADAR_SIMULATE ?? embedded,
-    simulator: Object.freeze({
+    simulator: {
       backfill: e.RADAR_SIM_BACKFILL,
       cadenceS: e.RADAR_SIM_CADENCE_S,
       maxZoom: e.RADAR_SIM_MAX_ZOOM,
-    }),
-    corsOrigins: Object.freeze(corsOrigins),
+    },
+    corsOrigins,
     drainS: e.RADAR_DRAIN_S,
     cacheControl: e.RADAR_CACHE_CONTROL,
     redisTimeoutMs: e.RADAR_REDIS_TIMEOUT_MS,
@@ -189,6 +149,12 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     requestTimeoutS: e.RADAR_REQUEST_TIMEOUT_S,
     logLevel: e.LOG_LEVEL,
   });
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const inner of Object.values(value))
+    if (inner !== null && typeof inner === 'object') deepFreeze(inner as object);
+  return Object.freeze(value);
 }
 
 /**

@@ -1,22 +1,20 @@
 /**
- * API entry point (`npm start`): read the configuration, start one replica, print the demo
+ * API entry point (`npm start`): read the configuration, build one replica, print the demo
  * credentials in embedded mode, and drain on SIGTERM/SIGINT.
  */
-import { startApiServer } from '../api-server';
 import { loadConfigOrExit } from '../config';
 import { demoBanner } from '../embedded/demo-credentials';
-import { onSignals } from '../lifecycle';
-import { createLogger } from '../logger';
+import { onSignals } from '../wiring/lifecycle';
+import { buildReplica } from '../wiring/replica';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit(process.env);
-  const logger = createLogger(config.logLevel, { service: 'radar-api' });
-  const api = await startApiServer(config, logger);
-  if (api.deps.demo) {
+  const replica = await buildReplica(config);
+  if (replica.demo) {
     const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-    process.stderr.write(`${demoBanner(`http://${host}:${api.port}`, api.deps.demo)}\n`);
+    process.stderr.write(`${demoBanner(`http://${host}:${replica.port}`, replica.demo)}\n`);
   }
-  onSignals(api.shutdown);
+  onSignals(replica.shutdown);
 }
 
 main().catch((err: unknown) => {

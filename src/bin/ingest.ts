@@ -4,20 +4,18 @@
  * holds the leader lease, and serves `/healthz` and `/readyz` on its own `ADMIN_PORT`.
  */
 import { loadConfigOrExit } from '../config';
-import { startIngestServer } from '../ingest-server';
-import { onSignals } from '../lifecycle';
-import { createLogger } from '../logger';
+import { buildIngest } from '../wiring/ingest';
+import { onSignals } from '../wiring/lifecycle';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit(process.env);
-  if (!config.redisUrl) {
+  if (config.catalog.kind !== 'redis') {
     process.stderr.write(
       'Invalid configuration:\n  - REDIS_URL: the ingest worker publishes into Redis; set it\n',
     );
     process.exit(2);
   }
-  const logger = createLogger(config.logLevel, { service: 'radar-ingest' });
-  const ingest = await startIngestServer(config, logger);
+  const ingest = await buildIngest(config);
   onSignals(ingest.shutdown);
 }
 

@@ -4,12 +4,9 @@
  */
 import { parseArgs } from 'node:util';
 import { generateApiKey, KeyFileError } from '../adapters/fs/key-file';
-import { closeRedisClient, createRedisClient } from '../adapters/redis/client';
-import { createFileKeyAdminStore, type KeyAdminStore } from '../keys/key-admin-store';
-import { createRedisKeyAdminStore } from '../adapters/redis/key-admin';
-import { createLogger } from '../logger';
 import { ConfigError, loadConfig } from '../config';
 import * as commands from '../keys/key-commands';
+import { openKeyAdmin, type KeyAdmin } from '../wiring/keys';
 
 const USAGE = `usage: npm run keys -- <command> [args] [--file keys.json]
 (store: --file, else RADAR_KEYS_FILE, else ./keys.json without REDIS_URL, else Redis)
@@ -23,20 +20,10 @@ const USAGE = `usage: npm run keys -- <command> [args] [--file keys.json]
  * The configured registry: `--file`, else `RADAR_KEYS_FILE` (or ./keys.json in embedded
  * mode), else Redis when `REDIS_URL` is set.
  */
-function openAdminStore(file: string | undefined): {
-  store: KeyAdminStore;
-  close: () => Promise<void>;
-} {
-  if (file !== undefined) return { store: createFileKeyAdminStore(file), close: async () => {} };
+function openAdmin(file: string | undefined): KeyAdmin {
+  if (file !== undefined) return openKeyAdmin({ kind: 'file', path: file }, { redisTimeoutMs: 0 });
   const config = loadConfig(process.env);
-  if (config.keysFile !== undefined)
-    return { store: createFileKeyAdminStore(config.keysFile), close: async () => {} };
-  const client = createRedisClient(config.redisUrl!, {
-    role: 'keys',
-    logger: createLogger('warn'),
-    commandTimeoutMs: Math.max(config.redisTimeoutMs, 2000),
-  });
-  return { store: createRedisKeyAdminStore(client), close: () => closeRedisClient(client) };
+  return openKeyAdmin(config.keys, config);
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -55,7 +42,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return command === undefined && !values.help ? 2 : 0;
   }
-  const { store, close } = openAdminStore(values.file);
+  const admin = openAdmin(values.file);
+  const { store } = admin;
   try {
     const need = (what: string) => {
       if (target === undefined) throw new commands.KeyCommandError(`${command} needs a ${what}`);
@@ -63,6 +51,9 @@ async function main(argv: string[]): Promise<number> {
     };
     switch (command) {
       case 'list':
+        // Listing a registry that does not exist is a typo in the path, not an empty list.
+        if (!(await admin.exists()))
+          throw new commands.KeyCommandError(`${admin.describe} does not exist`);
         process.stdout.write(`${commands.describe(await store.load())}\n`);
         return 0;
       case 'create-app':
@@ -100,7 +91,7 @@ async function main(argv: string[]): Promise<number> {
         throw new commands.KeyCommandError(`unknown command ${command}\n${USAGE}`);
     }
   } finally {
-    await close();
+    await admin.close();
   }
   process.stdout.write(`${command} ${target}: done\n`);
   return 0;

@@ -7,12 +7,12 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { createS3Client } from '../adapters/s3/client';
 import { loadConfig } from '../config';
-import { frameSink } from '../deps';
 import { createLogger } from '../logger';
-import { createRenderPool, defaultPoolSize } from '../sim/render-pool';
-import { createSimulator, type FrameProgress } from '../sim/simulator';
+import { defaultPoolSize } from '../sim/render-pool';
+import type { FrameProgress } from '../sim/simulator';
+import { openArchives } from '../wiring/archives';
+import { buildSimulator } from '../wiring/simulator';
 
 const USAGE = `usage: simulate [--out DIR] [--backfill N] [--cadence SECONDS] [--max-zoom Z]
                 [--workers N] [--seed N] [--once] [--log-level LEVEL]
@@ -96,32 +96,36 @@ async function main(): Promise<void> {
   const counts = { published: 0, skipped: 0, failed: 0 };
   let firstMs: number | undefined;
   const config = loadConfig(process.env);
-  const s3 = config.s3
-    ? createS3Client(config.s3, { timeoutMs: Math.max(config.s3TimeoutMs, 10_000) })
-    : undefined;
-  const sink = frameSink(config, s3, args.out);
-  const target = config.s3 ? `s3 bucket ${config.s3.bucket} at ${config.s3.endpoint}` : args.out;
-  const pool = createRenderPool({ size: args.workers, maxZoom: args.maxZoom, seed: args.seed });
-  const simulator = createSimulator({
-    sink,
-    pool,
+  // `--out` is the directory when archives live on disk; uploads get a longer first-byte limit.
+  const archives = openArchives(
+    config.archives.kind === 'fs' ? { kind: 'fs', dir: args.out } : config.archives,
+    config,
     logger,
-    cadenceS: args.cadenceS,
-    backfill: args.backfill,
-    keepAlive: !args.once,
-    onProgress: (p) => {
-      firstMs ??= performance.now() - began;
-      if (p.phase === 'startup') counts[p.outcome]++;
-      process.stderr.write(describe(p));
+    { timeoutMs: Math.max(config.s3TimeoutMs, 10_000) },
+  );
+  const simulator = buildSimulator(
+    archives.frameSink(),
+    {
+      maxZoom: args.maxZoom,
+      workers: args.workers,
+      seed: args.seed,
+      cadenceS: args.cadenceS,
+      backfill: args.backfill,
+      keepAlive: !args.once,
+      onProgress: (p) => {
+        firstMs ??= performance.now() - began;
+        if (p.phase === 'startup') counts[p.outcome]++;
+        process.stderr.write(describe(p));
+      },
     },
-  });
+    logger,
+  );
 
   let stopping: Promise<void> | undefined;
   const shutdown = (): Promise<void> => {
     stopping ??= (async () => {
       await simulator.stop();
-      await pool.close();
-      s3?.close();
+      await archives.connections.stop();
     })();
     return stopping;
   };
@@ -133,7 +137,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown().then(() => process.exit(0)));
 
   process.stderr.write(
-    `simulating into ${target}: ${args.backfill} frames every ${args.cadenceS} s, zooms 0..${args.maxZoom}, ${args.workers} worker(s)\n`,
+    `simulating into ${archives.describe}: ${args.backfill} frames every ${args.cadenceS} s, zooms 0..${args.maxZoom}, ${args.workers} worker(s)\n`,
   );
   await simulator.start();
   if (stopping) return;

@@ -10,7 +10,6 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateApiKey } from '../adapters/fs/key-file';
-import { closeRedisClient, createRedisClient } from '../adapters/redis/client';
 import { hashApiKey } from '../domain/key-registry';
 import {
   demoBanner,
@@ -18,13 +17,12 @@ import {
   DEMO_KEY_ID,
   type DemoCredentials,
 } from '../embedded/demo-credentials';
-import { createRedisKeyAdminStore } from '../adapters/redis/key-admin';
-import { createLogger } from '../logger';
 import { startChild, type StackChild } from '../stack/child-process';
 import { freePort } from '../stack/free-port';
 import { startLocalNginx, type LocalNginx } from '../stack/local-nginx';
 import { startLocalRedis } from '../stack/local-redis';
 import { startLocalS3 } from '../stack/local-s3';
+import { openKeyAdmin } from '../wiring/keys';
 
 const USAGE = `usage: npm run stack -- [--replicas N] [--port P] [--edge-port E] [--no-edge] [--backfill N] [--max-zoom Z] [--log-level LEVEL]
   --replicas N   API replicas (default 2)
@@ -99,18 +97,14 @@ async function main(): Promise<void> {
     stoppers.push(() => s3.stop());
 
     const demo = await demoCredentials(stateDir);
-    const admin = createRedisClient(redis.url, {
-      role: 'stack',
-      logger: createLogger('warn'),
-      commandTimeoutMs: 2000,
-    });
-    await createRedisKeyAdminStore(admin).update(() => ({
+    const admin = openKeyAdmin({ kind: 'redis', url: redis.url }, { redisTimeoutMs: 2000 });
+    await admin.store.update(() => ({
       apps: [{ id: demo.appId, disabled: false }],
       keys: [
         { id: DEMO_KEY_ID, sha256: hashApiKey(demo.apiKey), apps: [demo.appId], disabled: false },
       ],
     }));
-    await closeRedisClient(admin);
+    await admin.close();
 
     const common = {
       REDIS_URL: redis.url,

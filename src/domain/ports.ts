@@ -125,5 +125,6 @@ export interface RateDecision {
 
 /** Per-key fixed-window limiter; one point per request that passed authorisation. */
 export interface RateLimiter {
-  consume(keyId: string, limit: number): Promise<RateDecision>;
+  /** A decision taken from local state comes back synchronously (no promise to allocate). */
+  consume(keyId: string, limit: number): RateDecision | Promise<RateDecision>;
 }

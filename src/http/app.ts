@@ -23,6 +23,8 @@ import { requestLog } from './middleware/request-log';
 import { securityHeaders } from './middleware/security-headers';
 import { archiveRoute } from './routes/archive';
 import { statusRoute } from './routes/status';
+import { mountTileRoutes } from './tile-routes';
+import type { TileLocator } from '../tiles/tile-locator';
 
 export interface AppDeps {
   readonly logger: Logger;
@@ -39,6 +41,8 @@ export interface AppDeps {
   readonly metrics?: ApiMetrics;
   /** Behind exactly one reverse proxy: client address from the last X-Forwarded-For hop. */
   readonly trustProxy?: boolean;
+  /** Tile locator for the z/x/y and TileJSON routes; by default one over `store`. */
+  readonly tiles?: TileLocator;
   /** Extra routes mounted before the API (e.g. the viewer); optional. */
   readonly extraRoutes?: Router;
 }
@@ -57,6 +61,7 @@ export function createApp(deps: AppDeps): Koa {
   const router = new Router({ sensitive: true, strict: true });
   router.all('/status.json', ...guarded, statusRoute(deps));
   router.all('/tiles/:timestamp.pmtiles', ...guarded, archiveRoute(deps));
+  mountTileRoutes(router, guarded, deps);
 
   app.use(requestLog(deps.logger, deps.metrics));
   app.use(errorHandler(deps.logger));

@@ -1,8 +1,10 @@
 /**
  * Conditional request evaluation (RFC 9110 §13) for immutable archives and the status
  * document. Order follows §13.2.2: If-Match, If-Unmodified-Since, If-None-Match,
- * If-Modified-Since; If-Range is evaluated separately when a Range is present.
+ * If-Modified-Since; If-Range is evaluated separately when a Range is present. A date field
+ * that is not exactly an HTTP-date (see `parseHttpDate`) is ignored, never guessed at.
  */
+import { parseHttpDate } from './http-date';
 
 export interface Validators {
   /** Strong ETag with quotes. */
@@ -35,13 +37,6 @@ function listMatches(value: string, etag: string, strong: boolean): boolean {
   return false;
 }
 
-/** Parses an HTTP-date to whole epoch seconds, or `undefined` when invalid. */
-function httpDateSeconds(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? undefined : Math.floor(ms / 1000);
-}
-
 function seconds(date: Date): number {
   return Math.floor(date.getTime() / 1000);
 }
@@ -52,7 +47,7 @@ export function evaluatePreconditions(headers: Headers, current: Validators): Pr
   if (ifMatch !== undefined) {
     if (!listMatches(ifMatch, current.etag, true)) return 'precondition-failed';
   } else if (current.lastModified !== undefined) {
-    const since = httpDateSeconds(header(headers, 'if-unmodified-since'));
+    const since = parseHttpDate(header(headers, 'if-unmodified-since'));
     if (since !== undefined && seconds(current.lastModified) > since) return 'precondition-failed';
   }
   const ifNoneMatch = header(headers, 'if-none-match');
@@ -60,7 +55,7 @@ export function evaluatePreconditions(headers: Headers, current: Validators): Pr
     return listMatches(ifNoneMatch, current.etag, false) ? 'not-modified' : 'proceed';
   }
   if (current.lastModified !== undefined) {
-    const since = httpDateSeconds(header(headers, 'if-modified-since'));
+    const since = parseHttpDate(header(headers, 'if-modified-since'));
     if (since !== undefined && seconds(current.lastModified) <= since) return 'not-modified';
   }
   return 'proceed';
@@ -68,13 +63,14 @@ export function evaluatePreconditions(headers: Headers, current: Validators): Pr
 
 /**
  * Whether a Range may be honoured given If-Range: absent, the current strong ETag, or an
- * HTTP-date equal to Last-Modified. Anything else means "send the whole representation".
+ * HTTP-date equal to Last-Modified. Anything else, a value that is no HTTP-date included, makes
+ * the condition false (§13.1.5): the range is ignored and the whole representation is sent.
  */
 export function ifRangeAllows(headers: Headers, current: Validators): boolean {
   const ifRange = header(headers, 'if-range')?.trim();
   if (ifRange === undefined) return true;
   if (ifRange.startsWith('"') || ifRange.startsWith('W/')) return ifRange === current.etag;
-  const date = httpDateSeconds(ifRange);
+  const date = parseHttpDate(ifRange);
   return (
     date !== undefined &&
     current.lastModified !== undefined &&

@@ -27,6 +27,8 @@ export interface LocalNginxOptions {
   readonly templatePath?: string;
   readonly workerProcesses?: NginxRenderOptions['workerProcesses'];
   readonly upstreamKeepaliveTimeoutS?: number;
+  /** Per-address flood limits; default the shipped ones. */
+  readonly floodLimits?: NginxRenderOptions['floodLimits'];
   /** Receives nginx's stderr lines (its error log); default: kept for error messages only. */
   readonly onLog?: (line: string) => void;
 }
@@ -153,6 +155,7 @@ export async function startLocalNginx(options: LocalNginxOptions): Promise<Local
       prefixDir,
       workerProcesses: options.workerProcesses,
       upstreamKeepaliveTimeoutS: options.upstreamKeepaliveTimeoutS,
+      floodLimits: options.floodLimits,
     });
 
   await fs.writeFile(configFile, render(options.upstreams));

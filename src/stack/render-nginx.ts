@@ -24,6 +24,18 @@ export interface NginxRenderOptions {
   readonly upstreamKeepaliveTimeoutS?: number;
   /** Listen address; default `127.0.0.1`. */
   readonly host?: string;
+  /** The per-address flood limits; default: the shipped ones (tests provoke them lower). */
+  readonly floodLimits?: Partial<FloodLimits>;
+}
+
+/** The edge's per-address limits, each as the number its 429 reports in X-RateLimit-Limit. */
+export interface FloodLimits {
+  /** Requests at once with credentials (and preflights): `burst` + 1 of `radar_per_ip`. */
+  readonly client: number;
+  /** Requests at once without well-formed credentials: `burst` + 1 of `radar_anonymous`. */
+  readonly anonymous: number;
+  /** Requests in progress at once (`limit_conn`). */
+  readonly connections: number;
 }
 
 const MARKER = /^(\s*)(.*?)\s*# @local:([a-z-]+)\s*$/;
@@ -35,6 +47,21 @@ function replaceAddress(directive: string, from: RegExp, to: string): string {
     throw new Error(`nginx template: cannot find the address in "${directive}"`);
   return directive.replace(from, to);
 }
+
+/** Rewrites the one number `pattern` captures (group 2) to `value`, when a value is given. */
+function replaceNumber(directive: string, pattern: RegExp, value: number | undefined): string {
+  if (!pattern.test(directive))
+    throw new Error(`nginx template: cannot find the number in "${directive}"`);
+  if (value === undefined) return directive;
+  if (!Number.isInteger(value) || value < 1) throw new Error(`nginx: bad flood limit ${value}`);
+  return directive.replace(pattern, `$1${value}$3`);
+}
+
+const BURST = /^(limit_req\s.*\bburst=)(\d+)(.*)$/;
+const MAP_VALUE = /^(\S+\s+)(\d+)(;)$/;
+const CONNECTIONS = /^(limit_conn\s+\S+\s+)(\d+)(;)$/;
+const HEADER_VALUE = /^(add_header\s+X-RateLimit-Limit\s+)(\d+)(\s+always;)$/;
+const burstOf = (limit: number | undefined) => (limit === undefined ? undefined : limit - 1);
 
 const RENDERERS: Readonly<Record<string, LineRenderer>> = {
   workers: (indent, _d, o) => [`${indent}worker_processes ${o.workerProcesses ?? 1};`],
@@ -60,6 +87,24 @@ const RENDERERS: Readonly<Record<string, LineRenderer>> = {
   listen: (indent, directive, o) => [
     `${indent}${replaceAddress(directive, /^listen\s+\S+?(?=;|\s)/, `listen ${o.host ?? '127.0.0.1'}:${o.port}`)}`,
   ],
+  'flood-client': (indent, d, o) => [
+    indent + replaceNumber(d, BURST, burstOf(o.floodLimits?.client)),
+  ],
+  'flood-client-limit': (indent, d, o) => [
+    indent + replaceNumber(d, MAP_VALUE, o.floodLimits?.client),
+  ],
+  'flood-anonymous': (indent, d, o) => [
+    indent + replaceNumber(d, BURST, burstOf(o.floodLimits?.anonymous)),
+  ],
+  'flood-anonymous-limit': (indent, d, o) => [
+    indent + replaceNumber(d, MAP_VALUE, o.floodLimits?.anonymous),
+  ],
+  'flood-connections': (indent, d, o) => [
+    indent + replaceNumber(d, CONNECTIONS, o.floodLimits?.connections),
+  ],
+  'flood-connections-limit': (indent, d, o) => [
+    indent + replaceNumber(d, HEADER_VALUE, o.floodLimits?.connections),
+  ],
   'status-listen': (indent, directive, o) => [
     `${indent}${replaceAddress(directive, /^listen\s+\S+?(?=;|\s)/, `listen 127.0.0.1:${o.statusPort}`)}`,
   ],
@@ -68,13 +113,38 @@ const RENDERERS: Readonly<Record<string, LineRenderer>> = {
 /** Names of the `# @local:` markers the shipped config must carry, each exactly once. */
 export const NGINX_MARKERS: readonly string[] = Object.keys(RENDERERS);
 
+/** The number each flood marker's rendered line carries, as X-RateLimit-Limit counts it. */
+function floodNumber(name: string, line: string): number | undefined {
+  const pattern = { 'flood-client': BURST, 'flood-anonymous': BURST }[name];
+  const text = line.trim();
+  if (pattern) return Number(pattern.exec(text)?.[2]) + 1;
+  if (name === 'flood-connections') return Number(CONNECTIONS.exec(text)?.[2]);
+  if (name.startsWith('flood-'))
+    return Number((MAP_VALUE.exec(text) ?? HEADER_VALUE.exec(text))?.[2]);
+  return undefined;
+}
+
+/** Each flood limit and the X-RateLimit-Limit its 429 reports must be the same number. */
+function checkFloodLimits(numbers: ReadonlyMap<string, number>): void {
+  for (const kind of ['client', 'anonymous', 'connections']) {
+    const enforced = numbers.get(`flood-${kind}`);
+    const reported = numbers.get(`flood-${kind}-limit`);
+    if (enforced !== reported)
+      throw new Error(
+        `nginx template: the ${kind} flood limit enforces ${enforced} but its 429 reports ${reported}`,
+      );
+  }
+}
+
 /**
  * Returns `template` with every marked line rewritten for a local run. Throws when a marker
- * is unknown, missing or repeated, or when a marked line does not have the expected shape.
+ * is unknown, missing or repeated, when a marked line does not have the expected shape, or
+ * when a flood limit and the X-RateLimit-Limit its 429 reports disagree.
  */
 export function renderNginxConfig(template: string, options: NginxRenderOptions): string {
   if (!path.isAbsolute(options.prefixDir)) throw new Error('nginx: prefixDir must be absolute');
   const seen = new Map<string, number>();
+  const floodNumbers = new Map<string, number>();
   const out: string[] = [];
   for (const line of template.split('\n')) {
     const match = MARKER.exec(line);
@@ -86,12 +156,16 @@ export function renderNginxConfig(template: string, options: NginxRenderOptions)
     const render = RENDERERS[name];
     if (!render) throw new Error(`nginx template: unknown marker @local:${name}`);
     seen.set(name, (seen.get(name) ?? 0) + 1);
-    out.push(...render(indent, directive, options));
+    const lines = render(indent, directive, options);
+    const flood = floodNumber(name, lines[0] ?? '');
+    if (flood !== undefined) floodNumbers.set(name, flood);
+    out.push(...lines);
   }
   for (const name of NGINX_MARKERS) {
     const count = seen.get(name) ?? 0;
     if (count !== 1)
       throw new Error(`nginx template: marker @local:${name} found ${count} times, expected once`);
   }
+  checkFloodLimits(floodNumbers);
   return out.join('\n');
 }

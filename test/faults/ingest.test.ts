@@ -34,7 +34,7 @@ import { waitUntil } from '../harness/redis-server';
 
 jest.setTimeout(90_000);
 
-/** The worker's lease (src/deps.ts): 15 s TTL, renewed every 5 s. */
+/** The worker's lease (src/wiring/ingest.ts): 15 s TTL, renewed every 5 s. */
 const LEASE_TTL_MS = 15_000;
 const LEASE_RENEW_MS = 5_000;
 

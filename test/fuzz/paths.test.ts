@@ -6,8 +6,8 @@
  * printable ASCII here, as every client sends them (other bytes percent-encoded); raw bytes
  * that Node's parser refuses are in parser.test.ts.
  *
- * Beyond the response invariants: with valid credentials a GET is 200 (status document or
- * an archive), 400 or 404, never anything else; an archive is only ever served for a target
+ * Beyond the response invariants: with valid credentials a GET is 200 (status document, an
+ * archive or an archive's TileJSON), 400 or 404, never anything else; an archive is only ever served for a target
  * whose once-decoded form names that archive's timestamp; without credentials a known route
  * is 401 and anything else 404.
  */
@@ -292,7 +292,13 @@ function checkRouteOutcome(
   } else if (type.startsWith('application/json')) {
     if (res.body.length > 0) {
       const doc = JSON.parse(res.body.toString()) as Record<string, unknown>;
-      if (Object.keys(doc).sort().join() !== 'healthy,latest,timestamps')
+      if (doc.tilejson === '3.0.0') {
+        // TileJSON of an archive: only for a target whose decoded form names its timestamp.
+        const named = /\/tiles\/([0-9]{12})\//.exec(String((doc.tiles as string[])[0]))?.[1];
+        const pathPart = targetText.split(/[?#]/)[0]!;
+        if (!named || !api.archives.has(named) || !safeDecode(pathPart).includes(named))
+          problem(`TileJSON of ${named} served for a target that does not name it`);
+      } else if (Object.keys(doc).sort().join() !== 'healthy,latest,timestamps')
         problem('200 JSON that is not the status document');
     }
   } else {

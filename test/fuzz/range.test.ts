@@ -22,7 +22,7 @@ const validators = new Map<string, { etag: string; lastModified: string }>();
 beforeAll(async () => {
   api = await startHostileApi();
   for (const ts of [SMALL_TS, LARGE_TS]) {
-    const meta = api.running.deps.catalog.current().get(ts)!;
+    const meta = api.running.ports.catalog.current().get(ts)!;
     validators.set(ts, { etag: meta.etag, lastModified: meta.lastModified.toUTCString() });
   }
 });

@@ -1,12 +1,12 @@
 /**
- * The embedded API with the viewer mounted, as a replica wires it (`extraRoutes:
- * createViewerRoutes(...)`), plus real radar frames for the browser and client tests. The
+ * The embedded API with the viewer's assets and demo credentials chosen by the test, plus real
+ * radar frames for the browser and client tests. The
  * server itself is the embedded harness (`startEmbeddedApi`), with a configurable rate window
  * so client tests can watch a real 429 window reopen in a second.
  */
 import { formatTimestamp } from '../../src/domain/timestamps';
 import { createRenderPool } from '../../src/sim/render-pool';
-import { createViewerRoutes, type ViewerDemoCredentials } from '../../src/viewer/viewer-routes';
+import type { ViewerDemoCredentials } from '../../src/viewer/viewer-routes';
 import { startEmbeddedApi, type EmbeddedApi } from './embedded-api';
 
 export interface ViewerApiOptions {
@@ -29,7 +29,7 @@ export async function startViewerApi(options: ViewerApiOptions = {}): Promise<Vi
   const api = await startEmbeddedApi({
     rateLimit: options.rateLimit,
     windowS: options.windowS,
-    extraRoutes: createViewerRoutes({ assetsDir: options.assetsDir, demo: options.demo }),
+    viewer: { assetsDir: options.assetsDir, demo: options.demo },
   });
   return {
     ...api,

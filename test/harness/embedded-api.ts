@@ -1,26 +1,17 @@
 /**
- * Starts the real Koa app on a real socket (port 0) with the embedded adapters: a temp data
- * directory of archives, a temp key file, the memory catalog and limiter, and the directory
- * ingest. Nothing is mocked; tests talk HTTP to it.
+ * One embedded replica on a real socket (port 0), built by `buildReplica` exactly as
+ * `npm start` builds it (block cache, metrics, warmer, store probe, directory ingest, viewer)
+ * over a temp data directory and a temp key file. Nothing is mocked; tests talk HTTP to it.
  */
-import type Router from '@koa/router';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createFileKeyStore } from '../../src/adapters/fs/key-store';
-import { createFsArchiveSource, createFsArchiveStore } from '../../src/adapters/fs/archive-store';
 import { writeKeyFile } from '../../src/adapters/fs/key-file';
-import { createMemoryCatalog } from '../../src/adapters/memory/catalog';
-import { createMemoryRateLimiter } from '../../src/adapters/memory/rate-limiter';
+import { loadConfig } from '../../src/config';
 import { hashApiKey, type KeyRegistryData } from '../../src/domain/key-registry';
-import { createHealthCheck } from '../../src/domain/health';
-import { createStatusDocumentSource } from '../../src/domain/status-document';
-import { createApp } from '../../src/http/app';
-import { createHttpServer } from '../../src/http/http-server';
-import { createDirectoryWatcher } from '../../src/adapters/fs/directory-watcher';
-import { createIngestCycle } from '../../src/ingest/ingest-cycle';
 import { createSilentLogger } from '../../src/logger';
-import { createStoreProbe } from '../../src/store-probe';
+import type { ReplicaOverrides } from '../../src/wiring/overrides';
+import { buildReplica, type Replica } from '../../src/wiring/replica';
 
 export const KEYS = {
   good: 'rk_good-key-0123456789',
@@ -66,17 +57,19 @@ export function auth(key: string = KEYS.good, app: string = APPS.web): Record<st
 
 export interface EmbeddedApi {
   readonly baseUrl: string;
+  readonly root: string;
   readonly dataDir: string;
   readonly keysFile: string;
+  readonly replica: Replica;
   /** Writes an archive atomically (temp name + rename) as a producer would. */
   publish(timestamp: string, bytes: Buffer): Promise<void>;
-  /** Waits until `timestamp` is listed (polls the catalog). */
+  /** Waits until `timestamp` is listed (polls the catalog); resolves with the wait in ms. */
   waitForListed(timestamp: string, timeoutMs?: number): Promise<number>;
   catalogTimestamps(): readonly string[];
   stop(): Promise<void>;
 }
 
-export interface EmbeddedApiOptions {
+export interface EmbeddedApiOptions extends ReplicaOverrides {
   /** Default per-key limit (the `limited` key keeps its own limit of 3). */
   readonly rateLimit?: number;
   /** Rate-limit window in seconds (default 60). */
@@ -84,64 +77,66 @@ export interface EmbeddedApiOptions {
   readonly corsOrigins?: string[];
   readonly retentionS?: number;
   readonly staleAfterS?: number;
-  /** Routes mounted before the API, as a replica mounts the viewer. */
-  readonly extraRoutes?: Router;
+  /** Trust one proxy hop (X-Forwarded-*), as replicas behind nginx do. */
+  readonly trustProxy?: boolean;
+  /** Further environment (names of src/config.ts), applied last. */
+  readonly env?: Record<string, string>;
+  /** Writes files into the temp root (`data/` exists) before the replica starts. */
+  readonly prepare?: (root: string, dataDir: string) => Promise<void>;
 }
 
 export async function startEmbeddedApi(options: EmbeddedApiOptions = {}): Promise<EmbeddedApi> {
+  const {
+    rateLimit,
+    windowS,
+    corsOrigins,
+    retentionS,
+    staleAfterS,
+    trustProxy,
+    env,
+    prepare,
+    ...overrides
+  } = options;
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'radar-api-'));
   const dataDir = path.join(root, 'data');
   const keysFile = path.join(root, 'keys.json');
   await fs.mkdir(dataDir);
   await writeKeyFile(keysFile, registryData());
-  const logger = createSilentLogger();
-
-  const catalog = createMemoryCatalog();
-  const store = createFsArchiveStore(dataDir);
-  const keys = await createFileKeyStore({
-    file: keysFile,
-    defaultLimit: options.rateLimit ?? 1000,
-    logger,
-    pollMs: 100,
+  await prepare?.(root, dataDir);
+  const config = loadConfig(
+    {
+      HOST: '127.0.0.1',
+      PORT: '0',
+      ADMIN_PORT: '0',
+      RADAR_DATA_DIR: dataDir,
+      RADAR_KEYS_FILE: keysFile,
+      RADAR_SIMULATE: '0',
+      RADAR_RATE_LIMIT: String(rateLimit ?? 1000),
+      RADAR_RATE_WINDOW_S: String(windowS ?? 60),
+      RADAR_CORS_ORIGINS: (corsOrigins ?? ['*']).join(','),
+      RADAR_RETENTION_S: String(retentionS ?? 10 * 365 * 86400),
+      RADAR_STALE_AFTER_S: String(staleAfterS ?? 600),
+      RADAR_TRUST_PROXY: trustProxy ? '1' : '0',
+      RADAR_DRAIN_S: '1',
+      LOG_LEVEL: 'silent',
+      ...env,
+    },
+    root,
+  );
+  const replica = await buildReplica(config, {
+    logger: createSilentLogger(),
+    keysPollMs: 100,
+    watchIntervalMs: 100,
+    ...overrides,
   });
-  const limiter = createMemoryRateLimiter(options.windowS ?? 60);
-  const probe = createStoreProbe(store, logger);
-  const statusDocument = createStatusDocumentSource({
-    catalog,
-    healthy: createHealthCheck({
-      catalog,
-      storeReachable: probe.reachable,
-      staleAfterS: options.staleAfterS ?? 600,
-    }),
-  });
-  const cycle = createIngestCycle({
-    source: createFsArchiveSource(dataDir),
-    catalog,
-    logger,
-    retentionS: options.retentionS ?? 10 * 365 * 86400,
-  });
-  const watcher = createDirectoryWatcher({ dir: dataDir, cycle, logger, intervalMs: 100 });
-  await watcher.start();
-
-  const app = createApp({
-    logger,
-    catalog,
-    store,
-    keys,
-    limiter,
-    statusDocument,
-    corsOrigins: options.corsOrigins ?? ['*'],
-    cacheControl: 'private',
-    extraRoutes: options.extraRoutes,
-  });
-  const server = createHttpServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
+  const catalog = replica.ports.catalog;
 
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: `http://127.0.0.1:${replica.port}`,
+    root,
     dataDir,
     keysFile,
+    replica,
     async publish(timestamp, bytes) {
       const temp = path.join(dataDir, `.${timestamp}.pmtiles.tmp`);
       await fs.writeFile(temp, bytes);
@@ -158,10 +153,7 @@ export async function startEmbeddedApi(options: EmbeddedApiOptions = {}): Promis
     },
     catalogTimestamps: () => catalog.current().timestamps,
     async stop() {
-      await watcher.stop();
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-      await keys.close();
+      await replica.shutdown();
       await fs.rm(root, { recursive: true, force: true });
     },
   };

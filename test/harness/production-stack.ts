@@ -1,7 +1,7 @@
 /**
  * The production shape in one test process: a real Redis and a real S3 endpoint (containers
  * or local binaries, see container-runtime.ts), N API replicas and an ingest worker started
- * through the same functions and wiring as `npm start` / `npm run ingest` with a production
+ * through `buildReplica` / `buildIngest`, as `npm start` / `npm run ingest` with a production
  * configuration. Keys live in Redis.
  */
 import {
@@ -9,12 +9,12 @@ import {
   createRedisClient,
   type RedisClient,
 } from '../../src/adapters/redis/client';
-import { startApiServer, type RunningApi } from '../../src/api-server';
 import { loadConfig, type Config } from '../../src/config';
 import { hashApiKey } from '../../src/domain/key-registry';
-import { startIngestServer, type RunningIngest } from '../../src/ingest-server';
 import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import { createSilentLogger } from '../../src/logger';
+import { buildIngest, type RunningIngest } from '../../src/wiring/ingest';
+import { buildReplica, type Replica } from '../../src/wiring/replica';
 import { startRedis, type RedisServer } from './redis-server';
 import { startS3, type S3TestServer } from './s3-server';
 
@@ -31,7 +31,7 @@ export function stackAuth(key: string = STACK_KEYS.good): Record<string, string>
 export interface ProductionStack {
   readonly redis: RedisServer;
   readonly s3: S3TestServer;
-  readonly replicas: RunningApi[];
+  readonly replicas: Replica[];
   readonly ingest: RunningIngest;
   /** A command client for assertions on the Redis index. */
   readonly client: RedisClient;
@@ -83,10 +83,10 @@ export async function startProductionStack(
     ],
   }));
 
-  const replicas: RunningApi[] = [];
+  const replicas: Replica[] = [];
   for (let i = 0; i < (options.replicas ?? 2); i++)
-    replicas.push(await startApiServer(config(), logger));
-  const ingest = await startIngestServer(config(), logger);
+    replicas.push(await buildReplica(config(), { logger }));
+  const ingest = await buildIngest(config(), { logger });
   return {
     redis,
     s3,

@@ -1,5 +1,5 @@
 /**
- * Metrics and request logs of a real replica (`startApiServer`, embedded backends): route
+ * Metrics and request logs of a real replica (`buildReplica`, embedded backends): route
  * templates as labels, the statuses SREs watch, auth and limiter counters, catalog gauges,
  * one log line per request with ids and never a key.
  */
@@ -9,15 +9,15 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { writeKeyFile } from '../../src/adapters/fs/key-file';
-import { startApiServer, type RunningApi } from '../../src/api-server';
 import { loadConfig } from '../../src/config';
 import { formatTimestamp } from '../../src/domain/timestamps';
+import { buildReplica, type Replica } from '../../src/wiring/replica';
 import { buildArchive } from '../fixtures/archives';
 import { auth, KEYS, registryData } from '../harness/embedded-api';
 import { request } from '../harness/http-client';
 import { waitUntil } from '../harness/redis-server';
 
-let api: RunningApi;
+let api: Replica;
 let root: string;
 const lines: Array<Record<string, unknown>> = [];
 const ts = formatTimestamp(Math.floor(Date.now() / 120_000) * 120_000);
@@ -37,7 +37,7 @@ beforeAll(async () => {
     { HOST: '127.0.0.1', PORT: '0', ADMIN_PORT: '0', RADAR_SIMULATE: '0' },
     root,
   );
-  api = await startApiServer(config, pino({ level: 'info' }, sink));
+  api = await buildReplica(config, { logger: pino({ level: 'info' }, sink) });
 });
 afterAll(async () => {
   await api.shutdown();

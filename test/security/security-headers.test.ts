@@ -9,9 +9,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { writeKeyFile } from '../../src/adapters/fs/key-file';
-import { startApiServer, type RunningApi } from '../../src/api-server';
 import { loadConfig } from '../../src/config';
 import { createSilentLogger } from '../../src/logger';
+import { buildReplica, type Replica } from '../../src/wiring/replica';
 import { APPS, auth, KEYS, registryData } from '../harness/embedded-api';
 import { request } from '../harness/http-client';
 import { SMALL_TS, startHostileApi, type HostileApi } from '../fuzz/support/hostile-api';
@@ -19,19 +19,19 @@ import { SMALL_TS, startHostileApi, type HostileApi } from '../fuzz/support/host
 jest.setTimeout(60_000);
 
 let api: HostileApi;
-let empty: RunningApi;
+let empty: Replica;
 let emptyRoot: string;
 beforeAll(async () => {
   api = await startHostileApi();
   // A replica with nothing published: /status.json is 503.
   emptyRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'radar-empty-'));
   await writeKeyFile(path.join(emptyRoot, 'keys.json'), registryData());
-  empty = await startApiServer(
+  empty = await buildReplica(
     loadConfig(
       { HOST: '127.0.0.1', PORT: '0', ADMIN_PORT: '0', RADAR_SIMULATE: '0', LOG_LEVEL: 'silent' },
       emptyRoot,
     ),
-    createSilentLogger(),
+    { logger: createSilentLogger() },
   );
 });
 afterAll(async () => {

@@ -8,7 +8,10 @@ it('defaults to embedded mode with DESIGN.md §3.2 values', () => {
     adminPort: 9464,
     embedded: true,
     dataDir: '/srv/data',
-    keysFile: '/srv/keys.json',
+    archives: { kind: 'fs', dir: '/srv/data' },
+    catalog: { kind: 'memory' },
+    keys: { kind: 'file', path: '/srv/keys.json' },
+    limiter: { kind: 'memory' },
     rateLimit: 1200,
     rateWindowS: 60,
     staleAfterS: 600,
@@ -31,8 +34,16 @@ it('production mode: Redis and S3, no simulator, keys in Redis without a key fil
   });
   expect(config.embedded).toBe(false);
   expect(config.simulate).toBe(false);
-  expect(config.keysFile).toBeUndefined();
-  expect(config.s3).toMatchObject({ bucket: 'radar', prefix: '', region: 'us-east-1' });
+  expect(config.keys).toEqual({ kind: 'redis', url: 'redis://r:6379' });
+  expect(config.catalog).toEqual({ kind: 'redis', url: 'redis://r:6379' });
+  expect(config.limiter).toEqual({ kind: 'redis', url: 'redis://r:6379' });
+  expect(config.archives).toMatchObject({
+    kind: 's3',
+    bucket: 'radar',
+    prefix: '',
+    region: 'us-east-1',
+  });
+  expect(Object.isFrozen(config.archives)).toBe(true);
 });
 
 it('lists every problem at once', () => {

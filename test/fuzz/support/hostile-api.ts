@@ -1,10 +1,9 @@
 /**
- * A real replica for hostile-input and security tests: `startApiServer` (the function
- * `npm start` runs, with its real `http.Server`, timeouts and adapters) in embedded mode over a
- * temp directory, with spies on three ports of the running replica: every `openRange` the
- * HTTP layer asks of the archive store, every rate-limit `consume` and every key-store
- * `authenticate`. A spy wraps the port's method on the very object the app calls; nothing
- * is mocked and every call goes through to the real adapter.
+ * A real replica for hostile-input and security tests: the embedded harness (`buildReplica`,
+ * the function `npm start` runs, with its real `http.Server`, timeouts and adapters) over a
+ * temp directory, with spies on three ports the HTTP layer is given (`decoratePorts`): every
+ * `openRange` it asks of the archive store, every rate-limit `consume` and every key-store
+ * `authenticate`. Every call goes through to the real adapter; nothing is mocked.
  *
  * Sentinels: files that must never be served sit inside the data directory (a corrupt archive
  * with a valid name, a far-future archive, names outside the `{YYYYMMDDHHmm}.pmtiles` scheme)
@@ -13,16 +12,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { writeKeyFile } from '../../../src/adapters/fs/key-file';
-import { startApiServer, type RunningApi } from '../../../src/api-server';
-import { loadConfig } from '../../../src/config';
-import type { ArchiveStore, KeyStore, RateLimiter } from '../../../src/domain/ports';
-import { createSilentLogger } from '../../../src/logger';
 import { writePmtiles } from '../../../src/pmtiles/writer';
+import type { Replica } from '../../../src/wiring/replica';
 import { buildArchive, pyramid } from '../../fixtures/archives';
-import { registryData } from '../../harness/embedded-api';
+import { startEmbeddedApi } from '../../harness/embedded-api';
 
 /** Published: a small archive (one cache block) and one past the cache's streaming threshold. */
 export const SMALL_TS = '202601151200';
@@ -66,7 +60,7 @@ export interface StoreCall {
 export interface HostileApi {
   readonly port: number;
   readonly baseUrl: string;
-  readonly running: RunningApi;
+  readonly running: Replica;
   readonly dataDir: string;
   /** Published archives by timestamp. */
   readonly archives: ReadonlyMap<string, Buffer>;
@@ -78,7 +72,7 @@ export interface HostileApi {
   /** Key ids charged a rate-limit point. */
   readonly limiterCalls: string[];
   /** Number of key-store lookups. */
-  authCalls: number;
+  readonly authCalls: number;
   /** Clears the spy records. */
   resetSpies(): void;
   stop(): Promise<void>;
@@ -99,104 +93,96 @@ function largeArchive(timestamp: string): Buffer {
 export async function startHostileApi(
   options: { rateLimit?: number; env?: Record<string, string> } = {},
 ): Promise<HostileApi> {
-  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'radar-hostile-'));
-  const dataDir = path.join(root, 'data');
-  await fs.mkdir(dataDir);
-  const keysFile = path.join(root, 'keys.json');
-  await writeKeyFile(keysFile, registryData());
-
   const sentinel = Buffer.from(`SENTINEL-${randomBytes(12).toString('hex')}-NEVER-SERVED`);
   const secret = Buffer.concat([sentinel, Buffer.alloc(4096, 0x41), sentinel]);
-  // Beside the data directory, where a traversal would land.
-  for (const name of ['secret', 'secret.pmtiles', `${SMALL_TS}.pmtiles`, 'passwd']) {
-    await fs.writeFile(path.join(root, name), secret);
-  }
-  // Inside it, under names outside the scheme, and valid names that are never published.
-  for (const name of [
-    'notes.pmtiles',
-    '.hidden.pmtiles',
-    '20260115120.pmtiles',
-    `${SMALL_TS}.pmtiles.bak`,
-    'secret',
-  ]) {
-    await fs.writeFile(path.join(dataDir, name), secret);
-  }
-  await fs.writeFile(path.join(dataDir, `${CORRUPT_TS}.pmtiles`), secret);
-  await fs.writeFile(path.join(dataDir, `${FUTURE_TS}.pmtiles`), buildArchive(FUTURE_TS, 1));
-
   const archives = new Map<string, Buffer>([
     [SMALL_TS, buildArchive(SMALL_TS, 2)],
     [LARGE_TS, largeArchive(LARGE_TS)],
   ]);
-  for (const [ts, bytes] of archives)
-    await fs.writeFile(path.join(dataDir, `${ts}.pmtiles`), bytes);
-
-  const config = loadConfig(
-    {
-      HOST: '127.0.0.1',
-      PORT: '0',
-      ADMIN_PORT: '0',
-      RADAR_DATA_DIR: dataDir,
-      RADAR_KEYS_FILE: keysFile,
-      RADAR_SIMULATE: '0',
-      RADAR_RATE_LIMIT: String(options.rateLimit ?? 1_000_000),
-      RADAR_RETENTION_S: String(100 * 365 * 86400),
-      RADAR_DRAIN_S: '1',
-      LOG_LEVEL: 'silent',
-      ...options.env,
-    },
-    root,
-  );
-  const running = await startApiServer(config, createSilentLogger());
+  const prepare = async (root: string, dataDir: string) => {
+    // Beside the data directory, where a traversal would land.
+    for (const name of ['secret', 'secret.pmtiles', `${SMALL_TS}.pmtiles`, 'passwd']) {
+      await fs.writeFile(path.join(root, name), secret);
+    }
+    // Inside it, under names outside the scheme, and valid names that are never published.
+    for (const name of [
+      'notes.pmtiles',
+      '.hidden.pmtiles',
+      '20260115120.pmtiles',
+      `${SMALL_TS}.pmtiles.bak`,
+      'secret',
+    ]) {
+      await fs.writeFile(path.join(dataDir, name), secret);
+    }
+    await fs.writeFile(path.join(dataDir, `${CORRUPT_TS}.pmtiles`), secret);
+    await fs.writeFile(path.join(dataDir, `${FUTURE_TS}.pmtiles`), buildArchive(FUTURE_TS, 1));
+    for (const [ts, bytes] of archives)
+      await fs.writeFile(path.join(dataDir, `${ts}.pmtiles`), bytes);
+  };
 
   const storeCalls: StoreCall[] = [];
   const limiterCalls: string[] = [];
+  const spies = { authCalls: 0 };
+  const embedded = await startEmbeddedApi({
+    rateLimit: options.rateLimit ?? 1_000_000,
+    retentionS: 100 * 365 * 86400,
+    env: options.env,
+    prepare,
+    decoratePorts: (ports) => ({
+      ...ports,
+      store: {
+        ...ports.store,
+        openRange: (meta, window, signal) => {
+          storeCalls.push({
+            timestamp: meta.timestamp,
+            offset: window.offset,
+            length: window.length,
+          });
+          return ports.store.openRange(meta, window, signal);
+        },
+      },
+      limiter: {
+        consume: (keyId, limit) => {
+          limiterCalls.push(keyId);
+          return ports.limiter.consume(keyId, limit);
+        },
+      },
+      keys: {
+        ...ports.keys,
+        authenticate: (apiKey, appId) => {
+          spies.authCalls++;
+          return ports.keys.authenticate(apiKey, appId);
+        },
+      },
+    }),
+  });
+  const running = embedded.replica;
+
   const api: HostileApi = {
     port: running.port,
-    baseUrl: `http://127.0.0.1:${running.port}`,
+    baseUrl: embedded.baseUrl,
     running,
-    dataDir,
+    dataDir: embedded.dataDir,
     archives,
     byEtag: new Map(),
     sentinel,
     storeCalls,
     limiterCalls,
-    authCalls: 0,
+    get authCalls() {
+      return spies.authCalls;
+    },
     resetSpies() {
       storeCalls.length = 0;
       limiterCalls.length = 0;
-      api.authCalls = 0;
+      spies.authCalls = 0;
     },
-    async stop() {
-      await running.shutdown();
-      await fs.rm(root, { recursive: true, force: true });
-    },
-  };
-
-  // Spies on the ports of the running replica (the objects createApp was given).
-  const store = running.deps.store as ArchiveStore;
-  const openRange = store.openRange.bind(store);
-  (store as { openRange: ArchiveStore['openRange'] }).openRange = (meta, window, signal) => {
-    storeCalls.push({ timestamp: meta.timestamp, offset: window.offset, length: window.length });
-    return openRange(meta, window, signal);
-  };
-  const limiter = running.deps.limiter as RateLimiter;
-  const consume = limiter.consume.bind(limiter);
-  (limiter as { consume: RateLimiter['consume'] }).consume = (keyId, limit) => {
-    limiterCalls.push(keyId);
-    return consume(keyId, limit);
-  };
-  const keys = running.deps.keys as KeyStore;
-  const authenticate = keys.authenticate.bind(keys);
-  (keys as { authenticate: KeyStore['authenticate'] }).authenticate = (apiKey, appId) => {
-    api.authCalls++;
-    return authenticate(apiKey, appId);
+    stop: () => embedded.stop(),
   };
 
   // Wait for the in-process ingest to list both archives, then learn their ETags.
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const snapshot = running.deps.catalog.current();
+    const snapshot = running.ports.catalog.current();
     const metas = [...archives.keys()].map((ts) => snapshot.get(ts));
     if (metas.every((m) => m !== undefined)) {
       for (const meta of metas)
@@ -205,12 +191,6 @@ export async function startHostileApi(
     }
     if (Date.now() > deadline) throw new Error('archives not listed within 10 s');
     await new Promise((r) => setTimeout(r, 25));
-  }
-  // The cache warmer reads the new archives' headers in the background after a publish; let
-  // it finish so that per-request spy records only hold what each request caused.
-  for (let seen = -1; seen !== storeCalls.length;) {
-    seen = storeCalls.length;
-    await new Promise((r) => setTimeout(r, 400));
   }
   api.resetSpies();
   return api;

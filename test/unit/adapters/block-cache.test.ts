@@ -13,7 +13,7 @@ import {
 } from '../../../src/adapters/block-cache';
 import { createFsArchiveStore } from '../../../src/adapters/fs/archive-store';
 import { createMemoryCatalog } from '../../../src/adapters/memory/catalog';
-import { createArchiveWarmer } from '../../../src/archive-warmer';
+import { createArchiveWarmer } from '../../../src/adapters/archive-warmer';
 import type { ArchiveBody, ArchiveMeta, ArchiveStore, ByteWindow } from '../../../src/domain/ports';
 import { decodeHeader } from '../../../src/pmtiles/header';
 import { createSilentLogger } from '../../../src/logger';

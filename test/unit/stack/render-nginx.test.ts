@@ -96,3 +96,28 @@ describe('the shipped nginx/nginx.conf', () => {
     expect(shipped).not.toMatch(/^\s*proxy_cache\b/m);
   });
 });
+
+describe('flood limits', () => {
+  it('renders each limit and the X-RateLimit-Limit its 429 reports as the same number', () => {
+    const shippedNumbers = renderNginxConfig(shipped, options);
+    expect(shippedNumbers).toMatch(/limit_req zone=radar_per_ip burst=2999 nodelay;/);
+    expect(shippedNumbers).toMatch(/^\s+0 {2}3000;$/m);
+    const low = renderNginxConfig(shipped, {
+      ...options,
+      floodLimits: { client: 5, anonymous: 3, connections: 2 },
+    });
+    expect(low).toMatch(/limit_req zone=radar_per_ip burst=4 nodelay;/);
+    expect(low).toMatch(/limit_req zone=radar_anonymous burst=2 nodelay;/);
+    expect(low).toMatch(/limit_conn radar_conn_per_ip 2;/);
+    expect(low).toMatch(/^\s+0 {2}5;$/m);
+    expect(low).toMatch(/^\s+1 {2}3;$/m);
+    expect(low).toMatch(/add_header X-RateLimit-Limit 2 always;/);
+  });
+
+  it('refuses a template whose limit and reported limit disagree', () => {
+    const drifted = shipped.replace('burst=2999 nodelay', 'burst=499 nodelay');
+    expect(() => renderNginxConfig(drifted, options)).toThrow(
+      /client flood limit enforces 500 but its 429 reports 3000/,
+    );
+  });
+});

@@ -9,7 +9,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDirectorySink } from '../../../src/sim/frame-sink';
+import { createDirectorySink } from '../../../../src/adapters/fs/frame-sink';
 
 describe('directory sink', () => {
   let dir: string;

@@ -4,10 +4,10 @@
  * loaded before the first client asks. Only the newest `frames` archives are warmed (what
  * clients animate), and leaf directories up to `maxLeafBytes` each.
  */
-import type { CachingArchiveStore } from './adapters/block-cache';
-import type { CatalogReader } from './domain/ports';
-import type { Logger } from './logger';
-import { decodeHeader, ROOT_WINDOW_BYTES } from './pmtiles/header';
+import type { CachingArchiveStore } from './block-cache';
+import type { CatalogReader } from '../domain/ports';
+import type { Logger } from '../logger';
+import { decodeHeader, ROOT_WINDOW_BYTES } from '../pmtiles/header';
 
 export interface ArchiveWarmer {
   start(): void;

@@ -4,7 +4,7 @@
  * then background work and clients close (clients last) and the process exits 0.
  */
 import type http from 'node:http';
-import type { Logger } from './logger';
+import type { Logger } from '../logger';
 
 export interface ShutdownPlan {
   readonly logger: Logger;
@@ -77,4 +77,16 @@ export function onSignals(shutdown: () => Promise<void>): void {
   };
   process.once('SIGTERM', handler);
   process.once('SIGINT', handler);
+}
+
+/** Listens on `port` (0: any) and resolves with the bound port. */
+export function listen(server: http.Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : port);
+    });
+  });
 }

@@ -2,8 +2,8 @@
  * Periodic archive-store probe. `healthy` and `/readyz` read the last result; the store counts
  * as reachable until a probe fails, and a slow probe counts as a failure.
  */
-import type { ArchiveStore } from './domain/ports';
-import type { Logger } from './logger';
+import type { ArchiveStore } from '../domain/ports';
+import type { Logger } from '../logger';
 
 export interface StoreProbe {
   reachable(): boolean;

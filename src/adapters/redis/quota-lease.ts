@@ -1,0 +1,278 @@
+/**
+ * Leased shared quota: a replica takes a *block* of points from a key's shared counter in one
+ * atomic call and spends it locally, so most requests cost no Redis round trip. The shared
+ * counter never grants past the limit (the capped lease script), so the fleet never admits
+ * more than `limit` per window while Redis answers, whatever the block sizes.
+ *
+ * Block size (why it adapts): a block held by one replica is invisible to the others, so a
+ * large block near the end of the quota would refuse requests elsewhere while points sit
+ * unspent. The block is therefore the smallest of
+ * - `remaining / replicas`: this replica's share of what is left, so blocks shrink
+ *   geometrically; below `EXACT_TAIL_PER_REPLICA × replicas` points left (and so for small
+ *   limits) the block is 1, an exact per-request decision;
+ * - about `HORIZON_S` seconds of this replica's own demand for the key (at least `MIN_BLOCK`),
+ *   so a quiet key never hoards a large block;
+ * and at least 1. `replicas` is estimated from the counter itself: 1 + what other replicas
+ * took between two of this replica's leases relative to what this replica spent meanwhile,
+ * i.e. this replica's share of the key's recent demand (4 before the counter tells).
+ *
+ * `X-RateLimit-Remaining` per replica is `limit - counter at this replica's last lease +
+ * points it still holds`, never rising within a window: it falls by one per local request and
+ * by at least one at each lease. It exceeds the fleet-wide truth (limit minus admitted
+ * requests) by at most the points other replicas leased since this replica's last lease.
+ */
+
+/** What one lease call returned. */
+export interface LeaseGrant {
+  /** Points granted (0..asked). */
+  readonly granted: number;
+  /** The shared counter after the call (leased points included), at most the limit. */
+  readonly used: number;
+  /** Milliseconds left in the key's window, as Redis saw it; undefined when the caller said
+   * it knew the window and Redis skipped telling it again. */
+  readonly msLeft: number | undefined;
+  /** The window's end in Redis time (Unix s), identifying it for a hand-back; as `msLeft`. */
+  readonly windowEndS: number | undefined;
+  /** True when the in-memory insurance limiter answered (Redis failed): nothing is kept. */
+  readonly insured: boolean;
+}
+
+export interface LeaseDecision {
+  readonly allowed: boolean;
+  readonly remaining: number;
+  /** Milliseconds left in the window at decision time. */
+  readonly msLeft: number;
+}
+
+export interface QuotaLeaseOptions {
+  /**
+   * Takes `points` from the key's shared counter (rate-limiter-flexible `consume`);
+   * `windowKnown` lets the store skip reporting the window again.
+   */
+  readonly lease: (
+    keyId: string,
+    limit: number,
+    points: number,
+    windowKnown: boolean,
+  ) => Promise<LeaseGrant>;
+  /** Hands unspent points back to the window they came from (rate-limiter-flexible `reward`). */
+  readonly handBack: (keyId: string, limit: number, points: number, windowEndS: number) => void;
+  /** True while Redis is failing: blocks of 1, nothing kept locally. */
+  readonly degraded: () => boolean;
+  /** Monotonic milliseconds. */
+  readonly clock?: () => number;
+}
+
+/** First-lease guess of the replicas sharing a key, before the counter tells. */
+const INITIAL_REPLICAS = 4;
+/** Below this many points per replica left, blocks are single points. */
+const EXACT_TAIL_PER_REPLICA = 4;
+/** Seconds of local demand one block may cover. */
+const HORIZON_S = 10;
+/** Smallest block worth a round trip when the quota allows it. */
+const MIN_BLOCK = 8;
+/** A block untouched this long goes back to the shared counter. */
+export const IDLE_HAND_BACK_MS = 2000;
+
+interface Lease {
+  readonly keyId: string;
+  readonly limit: number;
+  /** Unspent points held locally. */
+  points: number;
+  /** Monotonic ms after which held points are void (never later than Redis's window end). */
+  deadline: number;
+  windowEndS: number;
+  /** `limit - counter` at this replica's last lease. */
+  sharedRemaining: number;
+  /** Last reported remaining (monotone within the window). */
+  reported: number;
+  lastGranted: number;
+  lastUsed: number;
+  lastLeaseAt: number;
+  lastUseAt: number;
+  replicas: number;
+  /** Local requests per second for this key (smoothed). */
+  rate: number;
+  pending: Promise<LeaseDecision | undefined> | undefined;
+  waiting: number;
+}
+
+/** Per-replica book of leased blocks, keyed by limit and key. */
+export interface QuotaLease {
+  /** One point for `keyId`: from a held block when possible (no I/O), else a new lease. */
+  take(keyId: string, limit: number): LeaseDecision | Promise<LeaseDecision>;
+  /** Hands back blocks idle for `IDLE_HAND_BACK_MS` and forgets ended windows. */
+  sweep(): void;
+  /** Hands back every held point (shutdown). */
+  releaseAll(): void;
+  /** Points currently held locally (tests, metrics). */
+  held(keyId: string, limit: number): number;
+}
+
+export function createQuotaLease(options: QuotaLeaseOptions): QuotaLease {
+  const clock = options.clock ?? (() => performance.now());
+  const book = new Map<string, Lease>();
+
+  const spend = (lease: Lease, now: number): LeaseDecision => {
+    lease.points -= 1;
+    lease.lastUseAt = now;
+    lease.reported = Math.min(lease.reported, lease.sharedRemaining + lease.points);
+    return { allowed: true, remaining: lease.reported, msLeft: lease.deadline - now };
+  };
+
+  const blockSize = (lease: Lease | undefined, limit: number): number => {
+    if (options.degraded()) return 1;
+    const remaining = lease ? lease.sharedRemaining : limit;
+    const replicas = lease ? lease.replicas : INITIAL_REPLICAS;
+    // Near the end (and for small limits) every point is an exact per-request decision.
+    const byQuota =
+      remaining < EXACT_TAIL_PER_REPLICA * replicas ? 1 : Math.floor(remaining / replicas);
+    const byDemand = Math.max(MIN_BLOCK, Math.ceil((lease?.rate ?? 0) * HORIZON_S));
+    const wanted = Math.max(byDemand, lease?.waiting ?? 0);
+    return Math.max(1, Math.min(byQuota, wanted));
+  };
+
+  /** Folds a grant into the lease; returns the denial when nothing was granted. */
+  const apply = (
+    lease: Lease,
+    grant: LeaseGrant,
+    sentAt: number,
+    now: number,
+  ): LeaseDecision | undefined => {
+    // A reply without the window means Redis found the key in the window this lease knows (a
+    // new key always reports it); if the call landed after that window ended, the deadline
+    // has passed by the time the reply arrives and the points are never spent.
+    const sameWindow =
+      lease.lastLeaseAt > 0 &&
+      (grant.windowEndS === undefined || Math.abs(grant.windowEndS - lease.windowEndS) <= 1);
+    if (sameWindow && grant.granted > 0) {
+      const othersTook = Math.max(0, grant.used - grant.granted - lease.lastUsed);
+      const sample = 1 + othersTook / Math.max(1, lease.lastGranted);
+      lease.replicas = Math.min(64, Math.max(1, (lease.replicas + sample) / 2));
+      const elapsedS = Math.max(0.001, (now - lease.lastLeaseAt) / 1000);
+      const rate = lease.lastGranted / elapsedS;
+      lease.rate = lease.rate === 0 ? rate : (lease.rate + rate) / 2;
+    } else if (!sameWindow) {
+      lease.reported = lease.limit;
+      lease.points = 0;
+    }
+    if (grant.windowEndS !== undefined && grant.msLeft !== undefined) {
+      lease.windowEndS = grant.windowEndS;
+      lease.deadline = sentAt + grant.msLeft;
+    }
+    lease.sharedRemaining = Math.max(0, lease.limit - grant.used);
+    lease.lastUsed = grant.used;
+    lease.lastGranted = grant.granted;
+    lease.lastLeaseAt = now;
+    lease.lastUseAt = now;
+    if (grant.granted === 0) {
+      lease.reported = 0;
+      return { allowed: false, remaining: 0, msLeft: lease.deadline - now };
+    }
+    lease.points += grant.granted;
+    return undefined;
+  };
+
+  const refill = async (id: string, keyId: string, limit: number): Promise<LeaseDecision> => {
+    for (;;) {
+      const now = clock();
+      let lease = book.get(id);
+      if (lease && now >= lease.deadline && !lease.pending) {
+        book.delete(id);
+        lease = undefined;
+      }
+      if (lease && lease.points > 0) return spend(lease, now);
+      if (lease?.pending) {
+        lease.waiting += 1;
+        const denial = await lease.pending;
+        lease.waiting -= 1;
+        if (denial) return denial;
+        continue;
+      }
+      const fresh: Lease = lease ?? {
+        keyId,
+        limit,
+        points: 0,
+        deadline: 0,
+        windowEndS: 0,
+        sharedRemaining: limit,
+        reported: limit,
+        lastGranted: 0,
+        lastUsed: 0,
+        lastLeaseAt: 0,
+        lastUseAt: now,
+        replicas: INITIAL_REPLICAS,
+        rate: 0,
+        pending: undefined,
+        waiting: 0,
+      };
+      book.set(id, fresh);
+      const asked = blockSize(lease, limit);
+      const sentAt = clock();
+      const windowKnown = lease !== undefined && lease.lastLeaseAt > 0 && sentAt < lease.deadline;
+      const pending = options.lease(keyId, limit, asked, windowKnown).then(
+        (grant) => {
+          if (grant.insured) {
+            // Redis failed: the insurance counted this request; keep nothing locally.
+            book.delete(id);
+            const msLeft = grant.msLeft ?? 0;
+            return grant.granted > 0
+              ? { allowed: true, remaining: Math.max(0, limit - grant.used), msLeft }
+              : { allowed: false, remaining: 0, msLeft };
+          }
+          return apply(fresh, grant, sentAt, clock());
+        },
+        (error: unknown) => {
+          book.delete(id);
+          throw error;
+        },
+      );
+      fresh.pending = pending;
+      try {
+        const outcome = await pending;
+        if (outcome) return outcome;
+      } finally {
+        fresh.pending = undefined;
+      }
+    }
+  };
+
+  return {
+    take(keyId, limit) {
+      const id = `${limit}:${keyId}`;
+      const lease = book.get(id);
+      if (lease !== undefined && lease.points > 0 && lease.pending === undefined) {
+        const now = clock();
+        if (now < lease.deadline) return spend(lease, now);
+      }
+      return refill(id, keyId, limit);
+    },
+    sweep() {
+      const now = clock();
+      for (const [id, lease] of book) {
+        if (lease.pending) continue;
+        if (now >= lease.deadline) {
+          book.delete(id);
+        } else if (lease.points > 0 && now - lease.lastUseAt >= IDLE_HAND_BACK_MS) {
+          options.handBack(lease.keyId, lease.limit, lease.points, lease.windowEndS);
+          lease.sharedRemaining += lease.points;
+          lease.lastUsed -= lease.points;
+          lease.points = 0;
+        }
+      }
+    },
+    releaseAll() {
+      const now = clock();
+      for (const [id, lease] of book) {
+        if (lease.points > 0 && now < lease.deadline) {
+          options.handBack(lease.keyId, lease.limit, lease.points, lease.windowEndS);
+        }
+        lease.points = 0;
+        book.delete(id);
+      }
+    },
+    held(keyId, limit) {
+      return book.get(`${limit}:${keyId}`)?.points ?? 0;
+    },
+  };
+}

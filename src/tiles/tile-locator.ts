@@ -1,0 +1,154 @@
+/**
+ * Finds tiles inside published archives, reading through the same `ArchiveStore` (and so the
+ * same block cache) as range requests. Decoded headers, directories and metadata are cached
+ * per archive *version* (timestamp + ETag), so a hot tile costs a few map lookups, one binary
+ * search and one block-cache slice: no decompression and no parsing per request. Loads are
+ * single-flight, so a burst of first requests for a new frame decodes each directory once.
+ */
+import { LRUCache } from 'lru-cache';
+import type { ArchiveBody, ArchiveMeta, ArchiveStore, ByteWindow } from '../domain/ports';
+import {
+  decodeDirectory,
+  decompressInternal,
+  DirectoryFormatError,
+  findTile,
+  type Directory,
+} from '../pmtiles/directory-reader';
+import { HEADER_BYTES, decodeHeader, type PmtilesHeader } from '../pmtiles/header';
+
+/** Deepest directory chain the spec allows readers to follow (root + 3 leaf levels). */
+const MAX_DEPTH = 4;
+
+export interface TileLocatorOptions {
+  readonly store: ArchiveStore;
+  /** Archive versions whose header and metadata stay decoded. Default 256. */
+  readonly maxArchives?: number;
+  /** Bytes of decoded directories kept (entries × 32). Default 64 MiB. */
+  readonly maxDirectoryBytes?: number;
+}
+
+export interface TileLocator {
+  /** The decoded header of an archive version. */
+  header(meta: ArchiveMeta): Promise<PmtilesHeader>;
+  /** Absolute byte window of tile `tileId`, or undefined when the archive holds none. */
+  locate(meta: ArchiveMeta, tileId: number): Promise<ByteWindow | undefined>;
+  /** The archive's JSON metadata object (`{}` when absent or not an object). */
+  metadata(meta: ArchiveMeta): Promise<Readonly<Record<string, unknown>>>;
+}
+
+async function readAll(body: ArchiveBody): Promise<Buffer> {
+  if (Buffer.isBuffer(body)) return body;
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+interface Load {
+  readonly meta: ArchiveMeta;
+  readonly header?: PmtilesHeader;
+  readonly window?: ByteWindow;
+}
+
+const versionKey = (meta: ArchiveMeta): string => `${meta.timestamp}\0${meta.etag}`;
+
+export function createTileLocator(options: TileLocatorOptions): TileLocator {
+  const { store } = options;
+  const read = async (meta: ArchiveMeta, window: ByteWindow): Promise<Buffer> => {
+    if (window.offset + window.length > meta.size) {
+      throw new DirectoryFormatError('section extends past the end of the archive');
+    }
+    if (window.length === 0) return Buffer.alloc(0);
+    return readAll(await store.openRange(meta, window, new AbortController().signal));
+  };
+
+  const headers = new LRUCache<string, PmtilesHeader, Load>({
+    max: options.maxArchives ?? 256,
+    fetchMethod: async (_key, _stale, { context }) => {
+      const head = await read(context.meta, {
+        offset: 0,
+        length: Math.min(HEADER_BYTES, context.meta.size),
+      });
+      let header: PmtilesHeader;
+      try {
+        header = decodeHeader(head);
+      } catch (err) {
+        throw new DirectoryFormatError((err as Error).message);
+      }
+      if (header.specVersion !== 3) throw new DirectoryFormatError('not a PMTiles v3 archive');
+      return header;
+    },
+  });
+  const directories = new LRUCache<string, Directory, Load>({
+    maxSize: options.maxDirectoryBytes ?? 64 * 1024 * 1024,
+    sizeCalculation: (dir) => Math.max(1, dir.tileIds.length * 32),
+    fetchMethod: async (_key, _stale, { context }) => {
+      const raw = await read(context.meta, context.window!);
+      return decodeDirectory(decompressInternal(raw, context.header!.internalCompression));
+    },
+  });
+  const metadataCache = new LRUCache<string, Readonly<Record<string, unknown>>, Load>({
+    max: options.maxArchives ?? 256,
+    fetchMethod: async (_key, _stale, { context }) => {
+      const header = context.header!;
+      if (header.jsonMetadataLength === 0) return {};
+      const raw = await read(context.meta, {
+        offset: header.jsonMetadataOffset,
+        length: header.jsonMetadataLength,
+      });
+      try {
+        const value: unknown = JSON.parse(
+          decompressInternal(raw, header.internalCompression).toString('utf8'),
+        );
+        return value !== null && typeof value === 'object' && !Array.isArray(value)
+          ? (value as Record<string, unknown>)
+          : {};
+      } catch (err) {
+        if (err instanceof DirectoryFormatError) throw err;
+        return {}; // metadata that is not JSON describes nothing; tiles stay readable
+      }
+    },
+  });
+
+  const header = async (meta: ArchiveMeta): Promise<PmtilesHeader> => {
+    const value = await headers.fetch(versionKey(meta), { context: { meta } });
+    if (value === undefined) throw new Error('header load returned nothing');
+    return value;
+  };
+
+  const directory = async (
+    meta: ArchiveMeta,
+    h: PmtilesHeader,
+    window: ByteWindow,
+  ): Promise<Directory> => {
+    const key = `${versionKey(meta)}\0${window.offset}\0${window.length}`;
+    const value = await directories.fetch(key, { context: { meta, header: h, window } });
+    if (value === undefined) throw new Error('directory load returned nothing');
+    return value;
+  };
+
+  return {
+    header,
+    async locate(meta, tileId) {
+      const h = await header(meta);
+      let window: ByteWindow = { offset: h.rootDirectoryOffset, length: h.rootDirectoryLength };
+      for (let depth = 0; depth < MAX_DEPTH; depth++) {
+        const found = findTile(await directory(meta, h, window), tileId);
+        if (found === undefined) return undefined;
+        if (!found.leaf) {
+          const offset = h.tileDataOffset + found.offset;
+          if (offset + found.length > meta.size) {
+            throw new DirectoryFormatError('tile extends past the end of the archive');
+          }
+          return { offset, length: found.length };
+        }
+        window = { offset: h.leafDirectoryOffset + found.offset, length: found.length };
+      }
+      throw new DirectoryFormatError('directory chain deeper than the spec allows');
+    },
+    async metadata(meta) {
+      const h = await header(meta);
+      const value = await metadataCache.fetch(versionKey(meta), { context: { meta, header: h } });
+      return value ?? {};
+    },
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * `buildIngest(config, overrides)`: the ingest worker (`npm run ingest`, the stack, the tests).
+ * Lists the archive backend on a period and on bucket notifications, validates and publishes
+ * into the Redis index while it holds the leader lease, and serves `/healthz`, `/readyz` and
+ * `/metrics` on its admin port.
+ */
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { waitForRedisReady } from '../adapters/redis/client';
+import type { Config } from '../config';
+import { createAdminServer } from '../http/admin';
+import { createIngestWorker, type IngestWorker } from '../ingest/ingest-worker';
+import { createLogger } from '../logger';
+import { createIngestMetrics, createRegistry, exposition } from '../metrics';
+import { openArchives } from './archives';
+import { startAll, stoppers, type Component } from './component';
+import { ingestCycle } from './ingest-parts';
+import { createShutdown, listen } from './lifecycle';
+import type { IngestOverrides } from './overrides';
+import { connectRedis, redisCatalogWriter, redisLeaderLease } from './redis';
+
+/** How long a crashed leader keeps the lease; renewed every third of it. */
+const LEASE_TTL_MS = 15_000;
+
+export interface RunningIngest {
+  readonly adminPort: number;
+  readonly owner: string;
+  readonly worker: IngestWorker;
+  readonly shutdown: () => Promise<void>;
+}
+
+export async function buildIngest(
+  config: Config,
+  overrides: IngestOverrides = {},
+): Promise<RunningIngest> {
+  if (config.catalog.kind !== 'redis')
+    throw new Error('the ingest worker needs REDIS_URL (embedded mode ingests in-process)');
+  const logger = overrides.logger ?? createLogger(config.logLevel, { service: 'radar-ingest' });
+  const owner =
+    overrides.owner ?? `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const registry = createRegistry();
+  const metrics = createIngestMetrics(registry);
+  const redis = connectRedis(config.catalog.url, config, logger, 'ingest');
+  const archives = openArchives(config.archives, config, logger);
+  const cycle = ingestCycle(config, archives.source(), redisCatalogWriter(redis), logger, metrics);
+  const worker = createIngestWorker({
+    cycle,
+    lease: redisLeaderLease(redis, owner, LEASE_TTL_MS),
+    logger,
+    pollMs: config.ingestPollS * 1000,
+    leaseRenewMs: LEASE_TTL_MS / 3,
+    onLeadershipChange: (leader) => metrics.leader.set(leader ? 1 : 0),
+  });
+  // After a Redis restart the index may be empty: take the lease back and reconcile at once.
+  redis.client.on('ready', () => worker.retake());
+  const components: Component[] = [
+    {
+      name: 'ingest-worker',
+      start: async () => {
+        // The first lease attempt must not race the connection handshake.
+        await waitForRedisReady(redis.client, 5000).catch(() => {});
+        await worker.start();
+      },
+      stop: () => worker.stop(),
+    },
+  ];
+  if (archives.changes) components.push(archives.changes(() => worker.notify()));
+
+  let shuttingDown = false;
+  let started = false;
+  const admin = createAdminServer({
+    readiness: () =>
+      shuttingDown
+        ? { ready: false, reason: 'shutting down' }
+        : started
+          ? { ready: true }
+          : { ready: false, reason: 'starting' },
+    metrics: async () => {
+      const age = worker.lastSuccessAgeS();
+      metrics.lastSuccessAge.set(Number.isFinite(age) ? age : -1);
+      metrics.leader.set(worker.isLeader() ? 1 : 0);
+      return exposition(registry);
+    },
+  });
+  const adminPort = await listen(admin, config.adminPort, config.host);
+  await startAll(components);
+  started = true;
+  logger.info({ owner, adminPort, leader: worker.isLeader() }, 'ingest worker running');
+  const shutdown = createShutdown({
+    logger,
+    servers: [],
+    lateServers: [admin],
+    drainS: 0,
+    beginShutdown: () => {
+      shuttingDown = true;
+    },
+    closers: [
+      ...stoppers(components),
+      () => archives.connections.stop(),
+      () => redis.connections.stop(),
+    ],
+  });
+  return { adminPort, owner, worker, shutdown };
+}

@@ -1,0 +1,36 @@
+/**
+ * Knobs a configuration does not carry: test-only periods, the logger, the viewer's assets and
+ * spies on the ports. Production passes none of them.
+ */
+import type { ArchiveStore, CatalogReader, KeyStore, RateLimiter } from '../domain/ports';
+import type { Logger } from '../logger';
+import type { ViewerRoutesOptions } from '../viewer/viewer-routes';
+
+/** The ports the HTTP layer reads. */
+export interface ReplicaPorts {
+  readonly catalog: CatalogReader;
+  readonly store: ArchiveStore;
+  readonly keys: KeyStore;
+  readonly limiter: RateLimiter;
+}
+
+export interface ReplicaOverrides {
+  /** Default: JSON logs at the configured level. */
+  readonly logger?: Logger;
+  /** Key-file stat polling period (default 500 ms). */
+  readonly keysPollMs?: number;
+  /** Safety-net scan period of the data-directory watcher. */
+  readonly watchIntervalMs?: number;
+  /** Archive store probe period (default 10 s). */
+  readonly probeIntervalMs?: number;
+  /** Viewer assets and pre-filled credentials (default: the built page, embedded demo key). */
+  readonly viewer?: ViewerRoutesOptions;
+  /** Wraps the ports the HTTP layer is given (spies in tests); the originals keep running. */
+  readonly decoratePorts?: (ports: ReplicaPorts) => ReplicaPorts;
+}
+
+export interface IngestOverrides {
+  readonly logger?: Logger;
+  /** Lease owner name (default host:pid:random). */
+  readonly owner?: string;
+}

@@ -1,0 +1,103 @@
+/**
+ * Redis wiring: one command connection per process, a pub/sub connection opened only when a
+ * component subscribes (the ingest worker never does), and the Redis implementations of the
+ * catalog, key, limiter and lease ports over them. The connections close last.
+ */
+import { createRedisCatalog, type RedisCatalog } from '../adapters/redis/catalog';
+import { createRedisCatalogIndex } from '../adapters/redis/catalog-index';
+import {
+  closeRedisClient,
+  createRedisClient,
+  createRedisSubscriber,
+  type RedisClient,
+} from '../adapters/redis/client';
+import { createRedisKeyStore } from '../adapters/redis/key-store';
+import { INGEST_LEADER_KEY } from '../adapters/redis/keys';
+import { createRedisLeaderLease } from '../adapters/redis/leader-lease';
+import { createRedisRateLimiter, type RedisRateLimiter } from '../adapters/redis/rate-limiter';
+import type { Config } from '../config';
+import type { CatalogWriter, KeyStore } from '../domain/ports';
+import type { LeaderLease } from '../ingest/leader-lease';
+import type { Logger } from '../logger';
+import { closer, type Component } from './component';
+
+/** The connections of one process to one Redis deployment. */
+export interface RedisWiring {
+  readonly client: RedisClient;
+  /** The shared pub/sub connection, opened on first use. */
+  subscriber(): RedisClient;
+  /** Closes both connections; stop it after every component that uses them. */
+  readonly connections: Component;
+}
+
+export function connectRedis(
+  url: string,
+  config: Config,
+  logger: Logger,
+  role: string,
+): RedisWiring {
+  const client = createRedisClient(url, { role, logger, commandTimeoutMs: config.redisTimeoutMs });
+  let subscriber: RedisClient | undefined;
+  return {
+    client,
+    subscriber: () => (subscriber ??= createRedisSubscriber(url, { role: `${role}-sub`, logger })),
+    connections: closer('redis', async () => {
+      if (subscriber) await closeRedisClient(subscriber);
+      await closeRedisClient(client);
+    }),
+  };
+}
+
+/** A replica's catalog: snapshot in memory, kept current by events and periodic resyncs. */
+export function redisCatalog(
+  redis: RedisWiring,
+  config: Config,
+  logger: Logger,
+): { readonly catalog: RedisCatalog; readonly component: Component } {
+  const catalog = createRedisCatalog({
+    client: redis.client,
+    subscriber: redis.subscriber(),
+    logger: logger.child({ component: 'catalog' }),
+    resyncMs: config.resyncS * 1000,
+  });
+  return {
+    catalog,
+    component: { name: 'catalog', start: () => catalog.start(), stop: () => catalog.stop() },
+  };
+}
+
+/** The ingest worker's catalog: writes straight to the index, no snapshot, no subscription. */
+export function redisCatalogWriter(redis: RedisWiring): CatalogWriter {
+  return createRedisCatalogIndex(redis.client);
+}
+
+export function redisKeyStore(
+  redis: RedisWiring,
+  config: Config,
+  logger: Logger,
+): Promise<KeyStore> {
+  return createRedisKeyStore({
+    client: redis.client,
+    subscriber: redis.subscriber(),
+    defaultLimit: config.rateLimit,
+    logger: logger.child({ component: 'keys' }),
+    resyncMs: config.resyncS * 1000,
+  });
+}
+
+export function redisRateLimiter(
+  redis: RedisWiring,
+  config: Config,
+  logger: Logger,
+): RedisRateLimiter {
+  return createRedisRateLimiter({
+    client: redis.client,
+    windowS: config.rateWindowS,
+    logger: logger.child({ component: 'limiter' }),
+  });
+}
+
+/** The ingest leader lease; a crashed leader is replaced within `ttlMs`. */
+export function redisLeaderLease(redis: RedisWiring, owner: string, ttlMs: number): LeaderLease {
+  return createRedisLeaderLease({ client: redis.client, key: INGEST_LEADER_KEY, owner, ttlMs });
+}

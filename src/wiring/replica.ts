@@ -1,0 +1,138 @@
+/**
+ * `buildReplica(config, overrides)`: the one way an API replica is made, by `npm start`, the
+ * stack and every test harness. Opens the clients the configuration names (`replica-parts.ts`),
+ * builds the Koa app with the viewer, listens on the public and admin ports, starts the
+ * components, and returns the addresses, the ports and a graceful `shutdown`.
+ */
+import type { Config } from '../config';
+import type { DemoCredentials } from '../embedded/demo-credentials';
+import { createAdminServer } from '../http/admin';
+import { createApp } from '../http/app';
+import { createHttpServer } from '../http/http-server';
+import { refreshApiGauges } from '../instrument';
+import { createLogger } from '../logger';
+import { createApiMetrics, createIngestMetrics, createRegistry, exposition } from '../metrics';
+import type { StoreProbe } from '../adapters/store-probe';
+import { createViewerRoutes } from '../viewer/viewer-routes';
+import { startAll, stoppers } from './component';
+import { createShutdown, listen } from './lifecycle';
+import type { ReplicaOverrides, ReplicaPorts } from './overrides';
+import { assembleReplica } from './replica-parts';
+
+/** A running replica. */
+export interface Replica {
+  readonly port: number;
+  readonly adminPort: number;
+  /** The ports the HTTP layer reads (decorated when overrides asked for it). */
+  readonly ports: ReplicaPorts;
+  readonly probe: StoreProbe;
+  /** Present in embedded mode when the demo key file is in use. */
+  readonly demo: DemoCredentials | undefined;
+  /** Drains and closes everything; resolves when done (idempotent). */
+  readonly shutdown: () => Promise<void>;
+}
+
+export async function buildReplica(
+  config: Config,
+  overrides: ReplicaOverrides = {},
+): Promise<Replica> {
+  const logger = overrides.logger ?? createLogger(config.logLevel, { service: 'radar-api' });
+  logger.debug(
+    {
+      embedded: config.embedded,
+      archives:
+        config.archives.kind === 's3'
+          ? { ...config.archives, accessKey: undefined, secretKey: undefined }
+          : config.archives,
+      catalog: config.catalog.kind,
+      keys: config.keys.kind === 'file' ? config.keys : 'redis',
+      limiter: config.limiter.kind,
+      rateLimit: config.rateLimit,
+      rateWindowS: config.rateWindowS,
+      cacheMb: config.cacheMb,
+      simulate: config.simulate,
+    },
+    'configuration (secrets omitted)',
+  );
+  const registry = createRegistry();
+  const apiMetrics = createApiMetrics(registry);
+  // A replica that ingests for itself (memory catalog) keeps the ingest metrics too.
+  const ingestMetrics =
+    config.catalog.kind === 'memory' ? createIngestMetrics(registry) : undefined;
+  const parts = await assembleReplica(
+    config,
+    logger,
+    { api: apiMetrics, ingest: ingestMetrics },
+    overrides,
+  );
+  const raw: ReplicaPorts = {
+    catalog: parts.catalog,
+    store: parts.store,
+    keys: parts.keys,
+    limiter: parts.limiter,
+  };
+  const ports = overrides.decoratePorts?.(raw) ?? raw;
+  let shuttingDown = false;
+  let started = false;
+
+  const app = createApp({
+    ...ports,
+    statusDocument: parts.statusDocument,
+    logger,
+    corsOrigins: config.corsOrigins,
+    cacheControl: config.cacheControl,
+    trustProxy: config.trustProxy,
+    metrics: apiMetrics,
+    extraRoutes: createViewerRoutes({
+      ...overrides.viewer,
+      demo: overrides.viewer?.demo ?? parts.demo,
+    }),
+    onAuthFailure: (reason) => apiMetrics.authFailures.inc({ reason }),
+    onRateDecision: (allowed, limit) =>
+      apiMetrics.rateLimitDecisions.inc({
+        decision: allowed ? 'allowed' : 'limited',
+        tier: String(limit),
+      }),
+  });
+  const server = createHttpServer(app, { requestTimeoutMs: config.requestTimeoutS * 1000 });
+
+  const admin = createAdminServer({
+    readiness: () => {
+      if (shuttingDown) return { ready: false, reason: 'shutting down' };
+      if (!started) return { ready: false, reason: 'starting' };
+      // The store must have answered once; a later outage shows as `healthy: false` and 503s
+      // for archives but keeps the replica ready: it hits every replica alike, and taking all of
+      // them out of the load balancer would also take /status.json down.
+      if (!parts.probe.everReachable())
+        return { ready: false, reason: 'archive store not reached yet' };
+      return { ready: true };
+    },
+    metrics: async () => {
+      refreshApiGauges(apiMetrics, {
+        catalog: parts.catalog,
+        storeReachable: parts.probe.reachable,
+        healthy: parts.healthy,
+        ...parts.gauges,
+      });
+      return exposition(registry);
+    },
+  });
+
+  const port = await listen(server, config.port, config.host);
+  const adminPort = await listen(admin, config.adminPort, config.host);
+  await startAll(parts.components);
+  started = true;
+  logger.info({ port, adminPort, embedded: config.embedded }, 'radar API listening');
+
+  const shutdown = createShutdown({
+    logger,
+    servers: [server],
+    lateServers: [admin],
+    drainS: config.drainS,
+    beginShutdown: () => {
+      shuttingDown = true;
+    },
+    closers: [...stoppers(parts.components), ...parts.connections.map((c) => () => c.stop())],
+  });
+  return { port, adminPort, ports, probe: parts.probe, demo: parts.demo, shutdown };
+}

@@ -1,0 +1,43 @@
+/**
+ * z/x/y tiles and TileJSON through the shipped nginx config in front of two replicas: the
+ * shared conformance suite at the edge (TileJSON must name nginx's address, port included).
+ */
+import { formatTimestamp } from '../../src/domain/timestamps';
+import { startEdgeStack, type EdgeStack } from '../harness/edge-stack';
+import { request } from '../harness/http-client';
+import { stackAuth } from '../harness/production-stack';
+import { waitUntil } from '../harness/redis-server';
+import { describeTileConformance, sparseArchive } from '../support/tile-conformance';
+import { addTileTestKeys, TILE_TEST_KEYS } from '../support/tile-test-keys';
+
+jest.setTimeout(60_000);
+
+const TS = formatTimestamp(Math.floor(Date.now() / 120_000) * 120_000 - 120_000);
+const archive = sparseArchive(TS);
+let edge: EdgeStack;
+
+beforeAll(async () => {
+  edge = await startEdgeStack({ replicas: 2 });
+  await addTileTestKeys(edge.stack.client, edge.stack.baseUrls);
+  await edge.stack.s3.put(`${TS}.pmtiles`, archive);
+  for (const url of edge.stack.baseUrls) {
+    await waitUntil(
+      async () =>
+        (await request(url, `/tiles/${TS}.json`, { headers: stackAuth() })).status === 200,
+      15_000,
+      `${TS} listed on ${url}`,
+      50,
+    );
+  }
+});
+afterAll(() => edge?.stop());
+
+describeTileConformance('nginx in front of two replicas', () => ({
+  baseUrls: [edge.edgeUrl],
+  timestamp: TS,
+  archive,
+  auth: stackAuth(),
+  forbiddenAuth: stackAuth(TILE_TEST_KEYS.unbound.key),
+  limitedAuth: stackAuth(TILE_TEST_KEYS.limited.key),
+  limitedLimit: TILE_TEST_KEYS.limited.limit,
+}));

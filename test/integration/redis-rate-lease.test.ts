@@ -1,0 +1,229 @@
+/**
+ * Leased shared quota on a real Redis with several replicas (each its own connection, as
+ * separate processes have): never more than the limit per window, under-admission within the
+ * documented bound, `X-RateLimit-Remaining` monotone per replica and within its bound, idle
+ * blocks handed back to the window they came from, few Redis commands per allowed request.
+ */
+import Redis from 'ioredis';
+import {
+  closeRedisClient,
+  createRedisClient,
+  waitForRedisReady,
+  type RedisClient,
+} from '../../src/adapters/redis/client';
+import { rateLimitKeyPrefix } from '../../src/adapters/redis/keys';
+import { LEASE_SCRIPT } from '../../src/adapters/redis/lease-script';
+import { IDLE_HAND_BACK_MS } from '../../src/adapters/redis/quota-lease';
+import {
+  createRedisRateLimiter,
+  type RedisRateLimiter,
+} from '../../src/adapters/redis/rate-limiter';
+import type { RateDecision } from '../../src/domain/ports';
+import { createSilentLogger } from '../../src/logger';
+import { startRedis, type RedisServer } from '../harness/redis-server';
+
+const logger = createSilentLogger();
+let redis: RedisServer;
+let admin: Redis;
+const clients: RedisClient[] = [];
+const limiters: RedisRateLimiter[] = [];
+
+async function replica(): Promise<RedisRateLimiter> {
+  const client = createRedisClient(redis.url, { role: 'test-api', logger, commandTimeoutMs: 2000 });
+  clients.push(client);
+  await waitForRedisReady(client, 5000);
+  const limiter = createRedisRateLimiter({ client, windowS: 60, logger, sweepMs: 0 });
+  limiters.push(limiter);
+  return limiter;
+}
+
+async function replicas(n: number): Promise<RedisRateLimiter[]> {
+  return Promise.all(Array.from({ length: n }, () => replica()));
+}
+
+/** The shared counter as Redis holds it (leased points included). */
+async function counter(keyId: string, limit: number): Promise<number> {
+  return Number((await admin.get(`${rateLimitKeyPrefix(limit)}:${keyId}`)) ?? 0);
+}
+
+async function commandsProcessed(): Promise<number> {
+  const info = await admin.info('stats');
+  return Number(/total_commands_processed:(\d+)/.exec(info)?.[1]);
+}
+
+/**
+ * Demand spread evenly: rounds of `perRound` concurrent requests on every replica until
+ * `total` requests were made. Returns the allowed count per replica.
+ */
+async function spreadEvenly(
+  fleet: RedisRateLimiter[],
+  keyId: string,
+  limit: number,
+  total: number,
+  perRound = 16,
+): Promise<number[]> {
+  const allowed = fleet.map(() => 0);
+  let made = 0;
+  while (made < total) {
+    const round: Array<Promise<void>> = [];
+    for (let r = 0; r < fleet.length; r += 1) {
+      for (let i = 0; i < perRound && made < total; i += 1, made += 1) {
+        round.push(
+          Promise.resolve(fleet[r]!.consume(keyId, limit)).then((d) => {
+            if (d.allowed) allowed[r]! += 1;
+          }),
+        );
+      }
+    }
+    await Promise.all(round);
+  }
+  return allowed;
+}
+
+beforeAll(async () => {
+  redis = await startRedis();
+  admin = new Redis(redis.url, { lazyConnect: false, maxRetriesPerRequest: 1 });
+});
+
+afterAll(async () => {
+  await Promise.all(limiters.map((l) => l.close()));
+  await Promise.all(clients.map((c) => closeRedisClient(c)));
+  admin?.disconnect();
+  await redis?.stop();
+});
+
+describe('leased shared quota', () => {
+  const cases = [2, 3].flatMap((n) => [10, 100, 1200, 100_000].map((limit) => [n, limit]));
+
+  test.each(cases)(
+    '%i replicas, limit %i, demand 1.5 x limit spread evenly: never over, under by at most max(1%%, replicas)',
+    async (n, limit) => {
+      const fleet = await replicas(n);
+      const keyId = `even-${n}-${limit}`;
+      // Rounds small enough that one replica's burst cannot take a small quota alone.
+      const perRound = Math.max(1, Math.min(16, Math.floor(limit / (10 * n))));
+      const allowed = await spreadEvenly(fleet, keyId, limit, Math.ceil(limit * 1.5), perRound);
+      const total = allowed.reduce((a, b) => a + b, 0);
+      expect(total).toBeLessThanOrEqual(limit);
+      expect(limit - total).toBeLessThanOrEqual(Math.max(Math.floor(limit / 100), n));
+      expect(await counter(keyId, limit)).toBeLessThanOrEqual(limit);
+      // Every replica served its share: nobody was starved by another's block.
+      for (const a of allowed) expect(a).toBeGreaterThan(0);
+    },
+  );
+
+  test('500 concurrent requests on one replica, limit 100: exactly 100 allowed', async () => {
+    const [one] = await replicas(1);
+    const decisions = await Promise.all(
+      Array.from({ length: 500 }, () => Promise.resolve(one!.consume('burst', 100))),
+    );
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(100);
+    expect(await counter('burst', 100)).toBe(100);
+  });
+
+  test('remaining is monotone per replica and within the documented bound of the fleet truth', async () => {
+    const fleet = await replicas(3);
+    const limit = 600;
+    const keyId = 'headers';
+    const lastReported = fleet.map(() => Number.POSITIVE_INFINITY);
+    /** Counter right after each replica's last lease (it changes only at leases). */
+    const counterAtLease = fleet.map(() => 0);
+    let admitted = 0;
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let i = 0; i < limit + 50; i += 1) {
+      const r = next() % fleet.length;
+      const before = await counter(keyId, limit);
+      const decision: RateDecision = await fleet[r]!.consume(keyId, limit);
+      const after = await counter(keyId, limit);
+      if (after !== before) counterAtLease[r] = after;
+      if (decision.allowed) admitted += 1;
+      expect(decision.remaining).toBeLessThanOrEqual(lastReported[r]!);
+      lastReported[r] = decision.remaining;
+      const truth = limit - admitted;
+      const heldByOthers = fleet.reduce(
+        (sum, l, j) => sum + (j === r ? 0 : l.held(keyId, limit)),
+        0,
+      );
+      const leasedByOthersSince = after - counterAtLease[r]!;
+      expect(decision.remaining).toBeGreaterThanOrEqual(truth - heldByOthers);
+      expect(decision.remaining).toBeLessThanOrEqual(truth + leasedByOthersSince);
+    }
+    expect(admitted).toBe(limit);
+  });
+
+  test('an idle block goes back to the shared counter, and another replica can spend it', async () => {
+    const [a, b] = await replicas(2);
+    const limit = 1000;
+    expect((await a!.consume('idle', limit)).allowed).toBe(true);
+    const held = a!.held('idle', limit);
+    expect(held).toBeGreaterThan(0);
+    expect(await counter('idle', limit)).toBe(held + 1);
+    await new Promise((r) => setTimeout(r, IDLE_HAND_BACK_MS + 200));
+    a!.sweep();
+    await a!.close();
+    expect(a!.held('idle', limit)).toBe(0);
+    expect(await counter('idle', limit)).toBe(1);
+    expect((await b!.consume('idle', limit)).remaining).toBeLessThanOrEqual(limit - 2);
+  });
+
+  test('shutdown hands every held point back', async () => {
+    const [a] = await replicas(1);
+    await a!.consume('shutdown', 5000);
+    expect(await counter('shutdown', 5000)).toBeGreaterThan(1);
+    await a!.close();
+    expect(await counter('shutdown', 5000)).toBe(1);
+  });
+
+  test('Redis commands per allowed request stay under 0.05 for the default limit and above', async () => {
+    for (const limit of [1200, 100_000]) {
+      const fleet = await replicas(2);
+      const keyId = `commands-${limit}`;
+      const before = await commandsProcessed();
+      const allowed = await spreadEvenly(fleet, keyId, limit, limit * 2, 32);
+      const commands = (await commandsProcessed()) - before - 1;
+      const total = allowed.reduce((a, b) => a + b, 0);
+      expect(total).toBeGreaterThan(0);
+      expect(commands / total).toBeLessThanOrEqual(0.05);
+    }
+  });
+});
+
+describe('lease script on a real Redis', () => {
+  const run = (key: string, points: number, durationS: number, limit: number) =>
+    admin.eval(
+      LEASE_SCRIPT,
+      1,
+      key,
+      String(points),
+      String(durationS),
+      String(limit),
+      '60',
+    ) as Promise<[number, number, number]>;
+
+  test('grants up to the limit and never past it; reports the ungranted rest above the limit', async () => {
+    expect(await run('script-cap', 7, 60, 10)).toEqual([7, expect.any(Number), expect.any(Number)]);
+    const [consumed] = await run('script-cap', 5, 60, 10);
+    expect(consumed).toBe(12); // 3 granted, 2 asked beyond the limit
+    expect(Number(await admin.get('script-cap'))).toBe(10);
+    expect((await run('script-cap', 4, 60, 10))[0]).toBe(14);
+    expect(Number(await admin.get('script-cap'))).toBe(10);
+  });
+
+  test('a caller that knows the window gets the two-command reply; a new key still gets its expiry', async () => {
+    expect(await run('script-known', 3, 61, 10)).toEqual([3, 60_000, expect.any(Number)]);
+    expect(await admin.pttl('script-known')).toBeGreaterThan(59_000);
+    expect(await run('script-known', 2, 61, 10)).toEqual([5, -1, 0]);
+    // Running past the limit always reports the window (the library blocks the key with it).
+    expect((await run('script-known', 9, 61, 10))[1]).toBeGreaterThan(0);
+  });
+
+  test('a hand-back applies only to the window it names, never creates a key, never goes below 0', async () => {
+    const [, , windowEndS] = await run('script-reward', 6, 60, 100);
+    expect((await run('script-reward', -2, windowEndS + 60, 100))[0]).toBe(6); // another window
+    expect((await run('script-reward', -2, windowEndS, 100))[0]).toBe(4);
+    expect((await run('script-reward', -50, windowEndS, 100))[0]).toBe(0);
+    await run('script-missing', -3, windowEndS, 100);
+    expect(await admin.exists('script-missing')).toBe(0);
+  });
+});

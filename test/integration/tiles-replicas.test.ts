@@ -1,0 +1,42 @@
+/**
+ * z/x/y tiles and TileJSON through two replicas sharing Redis (catalog, keys, rate limits) and
+ * an S3 endpoint: the shared conformance suite, requests spread over both replicas.
+ */
+import { formatTimestamp } from '../../src/domain/timestamps';
+import { request } from '../harness/http-client';
+import { startProductionStack, stackAuth, type ProductionStack } from '../harness/production-stack';
+import { waitUntil } from '../harness/redis-server';
+import { describeTileConformance, sparseArchive } from '../support/tile-conformance';
+import { addTileTestKeys, TILE_TEST_KEYS } from '../support/tile-test-keys';
+
+jest.setTimeout(60_000);
+
+const TS = formatTimestamp(Math.floor(Date.now() / 120_000) * 120_000 - 120_000);
+const archive = sparseArchive(TS);
+let stack: ProductionStack;
+
+beforeAll(async () => {
+  stack = await startProductionStack({ replicas: 2 });
+  await addTileTestKeys(stack.client, stack.baseUrls);
+  await stack.s3.put(`${TS}.pmtiles`, archive);
+  for (const url of stack.baseUrls) {
+    await waitUntil(
+      async () =>
+        (await request(url, `/tiles/${TS}.json`, { headers: stackAuth() })).status === 200,
+      15_000,
+      `${TS} listed on ${url}`,
+      50,
+    );
+  }
+});
+afterAll(() => stack?.stop());
+
+describeTileConformance('two replicas with Redis', () => ({
+  baseUrls: stack.baseUrls,
+  timestamp: TS,
+  archive,
+  auth: stackAuth(),
+  forbiddenAuth: stackAuth(TILE_TEST_KEYS.unbound.key),
+  limitedAuth: stackAuth(TILE_TEST_KEYS.limited.key),
+  limitedLimit: TILE_TEST_KEYS.limited.limit,
+}));
