@@ -87,8 +87,10 @@ it('the Kubernetes scrape configuration is valid apart from its pod discovery, a
     }),
   );
 
-  delete job.kubernetes_sd_configs;
-  job.static_configs = [{ targets: [] }];
+  for (const discovered of config.scrape_configs.filter((c) => c.kubernetes_sd_configs)) {
+    delete discovered.kubernetes_sd_configs;
+    discovered.static_configs = [...(discovered.static_configs ?? []), { targets: [] }];
+  }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'radar-prom-k8s-'));
   try {
     fs.cpSync(path.join(PROM, 'rules'), path.join(dir, 'rules'), { recursive: true });
