@@ -64,7 +64,7 @@ function keyedQueries(): Array<{ key: string; expr: string }> {
 jest.setTimeout(8 * 60_000);
 
 let stack: ObservabilityStack;
-let traffic: { stop(): Promise<{ requests: number; statuses: Record<string, number> }> };
+let traffic: ReturnType<typeof startTraffic>;
 
 /** The current minute's timestamp: uploading it keeps `latest` under a minute old. */
 const currentTimestamp = () => formatTimestamp(Date.now());
@@ -89,9 +89,19 @@ function startTraffic(edgeUrl: string, upload: (timestamp: string) => Promise<bo
   const loop = (async () => {
     let latest: string | undefined;
     let uploaded = '';
+    let uploading = false;
     for (let round = 0; running; round++) {
+      // In the background: while the store is down an upload waits for its timeout, and the
+      // clients must not wait with it.
       const now = currentTimestamp();
-      if (now !== uploaded && (await upload(now))) uploaded = now;
+      if (now !== uploaded && !uploading) {
+        uploading = true;
+        void upload(now)
+          .then((ok) => {
+            if (ok) uploaded = now;
+          })
+          .finally(() => (uploading = false));
+      }
       // Now and then a client with a revoked key, as on any public API (401: not an SLO event).
       if (round % 20 === 0) {
         const denied = await fetch(`${edgeUrl}/status.json`, {
@@ -120,6 +130,7 @@ function startTraffic(edgeUrl: string, upload: (timestamp: string) => Promise<bo
     }
   })();
   return {
+    statuses: () => ({ ...statuses }),
     async stop() {
       running = false;
       await loop;
@@ -199,7 +210,8 @@ it('stopping the S3 endpoint delivers the store and availability alerts; restart
   } catch (err) {
     throw new Error(
       `${(err as Error).message}\nnotifications: ${JSON.stringify(stack.notifications)}\n` +
-        `firing in Prometheus: ${await stack.alerts('firing')}`,
+        `firing in Prometheus: ${await stack.alerts('firing')}\n` +
+        `client statuses so far: ${JSON.stringify(traffic.statuses())}`,
     );
   }
   const deliveredAfter = (name: string) =>
@@ -237,7 +249,8 @@ it('stopping the S3 endpoint delivers the store and availability alerts; restart
   } catch (err) {
     throw new Error(
       `${(err as Error).message}\nnotifications: ${JSON.stringify(stack.notifications)}\n` +
-        `firing in Prometheus: ${await stack.alerts('firing')}`,
+        `firing in Prometheus: ${await stack.alerts('firing')}\n` +
+        `client statuses so far: ${JSON.stringify(traffic.statuses())}`,
     );
   }
   const resolvedAfter = (name: string) =>

@@ -331,10 +331,12 @@ export async function startObservabilityStack(
 
     const upload = async (timestamp: string) => {
       const bytes = buildArchive(timestamp, 2);
-      return s3Client
+      const put = s3Client
         .putObject(bucket, `${timestamp}.pmtiles`, bytes, bytes.length)
         .then(() => true)
         .catch(() => false);
+      const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5000));
+      return Promise.race([put, timeout]);
     };
     await options.beforeMonitoring?.(nginx.url, upload);
 
