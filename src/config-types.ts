@@ -36,6 +36,13 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly adminPort: number;
+  /**
+   * Admin listener address (`/metrics`, `/healthz`, `/readyz`). Loopback by default, so a
+   * replica started anywhere never exposes its metrics to the network; deployments whose
+   * Prometheus or kubelet probes come from another host set it (compose, Kubernetes: `0.0.0.0`)
+   * and fence the port with their network (a NetworkPolicy in Kubernetes).
+   */
+  readonly adminHost: string;
   /** True when neither Redis nor S3 is configured: single process, local adapters. */
   readonly embedded: boolean;
   readonly archives: ArchivesBackend;
@@ -68,6 +75,11 @@ export interface Config {
   readonly ingestPollS: number;
   /** Longest time a client may take to send its request before it is cut off. */
   readonly requestTimeoutS: number;
+  /** Longest time a response may make no write progress before it is destroyed (every mode). */
+  readonly sendTimeoutS: number;
+  /** Open archive reads (store sockets, files) one API key / one client address may hold. */
+  readonly storeReadsPerKey: number;
+  readonly storeReadsPerClient: number;
   /** Hot archive block cache size per replica, MiB (0 disables it). */
   readonly cacheMb: number;
   /** Behind exactly one reverse proxy (nginx): take the client address from X-Forwarded-For. */

@@ -21,6 +21,7 @@ const schema = z.object({
   PORT: port.default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
   ADMIN_PORT: port.default(9464),
+  ADMIN_HOST: z.string().min(1).default('127.0.0.1'),
   REDIS_URL: optionalText,
   S3_ENDPOINT: optionalText,
   S3_ACCESS_KEY: optionalText,
@@ -48,6 +49,9 @@ const schema = z.object({
   RADAR_TRUST_PROXY: boolFlag.default(false),
   RADAR_CACHE_MB: z.coerce.number().int().min(0).max(65536).default(64),
   RADAR_REQUEST_TIMEOUT_S: positiveInt.default(30),
+  RADAR_SEND_TIMEOUT_S: positiveInt.default(30),
+  RADAR_STORE_READS_PER_KEY: positiveInt.default(128),
+  RADAR_STORE_READS_PER_CLIENT: positiveInt.default(32),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -118,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     port: e.PORT,
     host: e.HOST,
     adminPort: e.ADMIN_PORT,
+    adminHost: e.ADMIN_HOST,
     embedded,
     archives,
     catalog: redis ?? { kind: 'memory' },
@@ -147,6 +152,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     trustProxy: e.RADAR_TRUST_PROXY,
     cacheMb: e.RADAR_CACHE_MB,
     requestTimeoutS: e.RADAR_REQUEST_TIMEOUT_S,
+    sendTimeoutS: e.RADAR_SEND_TIMEOUT_S,
+    storeReadsPerKey: e.RADAR_STORE_READS_PER_KEY,
+    storeReadsPerClient: e.RADAR_STORE_READS_PER_CLIENT,
     logLevel: e.LOG_LEVEL,
   });
 }

@@ -88,8 +88,26 @@ export class InternalServerError extends HttpError {
 
 export class ServiceUnavailableError extends HttpError {
   readonly status = 503;
-  constructor(options?: { cause?: unknown }) {
-    super('Service Unavailable', {}, options);
+  /** `retryAfterS`: when a retry can succeed, sent as `Retry-After` (whole seconds, >= 1). */
+  constructor(options?: { cause?: unknown; retryAfterS?: number }) {
+    const retryAfter = options?.retryAfterS;
+    super(
+      'Service Unavailable',
+      retryAfter === undefined ? {} : { 'Retry-After': String(Math.max(1, Math.ceil(retryAfter))) },
+      options,
+    );
+  }
+}
+
+/**
+ * A cause whose condition its source has already logged, such as the object store circuit
+ * breaker failing fast (the breaker logs each change of state). The request path answers and
+ * counts it but writes no log line per request: a fast-fail flood must not flood the logs.
+ */
+export class AlreadyReportedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AlreadyReportedError';
   }
 }
 

@@ -84,6 +84,18 @@ export function createApiMetrics(registry: Registry) {
       labelNames: ['operation', 'kind'] as const,
       registers: [registry],
     }),
+    storeObjectErrors: new Counter({
+      name: 'radar_object_store_object_errors_total',
+      help: 'Archive reads refused because the stored object is not the published version or cannot be read, by reason (etag, size, range, status, forbidden). Per object: never counted as store errors.',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    storeReadsRefused: new Counter({
+      name: 'radar_object_store_reads_refused_total',
+      help: 'Archive reads refused before reaching the store, by reason (key, client: the caller holds its share of open store reads; socket-wait: no pooled socket came free in time).',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
     storeReachable: new Gauge({
       name: 'radar_object_store_reachable',
       help: '1 when the archive store answered its last probe.',

@@ -12,6 +12,7 @@ import { createCredentialsStore } from './credentials-store';
 import { renderLegend } from './legend';
 import { createPanel } from './panel';
 import { createRadarSession, type RadarSession } from './radar-session';
+import { pagePadding } from './visible-area';
 import './viewer.css';
 
 /** `/viewer/config.json` (see `src/viewer/viewer-routes.ts`). */
@@ -52,7 +53,7 @@ async function main(): Promise<void> {
     container: 'map',
     style: basemapStyle(basemap),
     bounds: CONUS,
-    fitBoundsOptions: { padding: { top: 20, bottom: 20, left: 330, right: 20 } },
+    fitBoundsOptions: { padding: pagePadding(document) },
     attributionControl: {
       compact: false,
       customAttribution:
@@ -61,7 +62,19 @@ async function main(): Promise<void> {
     renderWorldCopies: false,
   });
   map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'top-right');
+  // Refit CONUS when the visible area changes (rotation, resize, panel folded) until the user
+  // moves the map themselves.
+  let userMoved = false;
+  map.on('movestart', (event: { originalEvent?: Event }) => {
+    if (event.originalEvent) userMoved = true;
+  });
+  const refit = () => {
+    if (!userMoved) map.fitBounds(CONUS, { padding: pagePadding(document), animate: false });
+  };
+  window.addEventListener('resize', () => requestAnimationFrame(refit));
+  panel.onLayoutChange(refit);
   await map.once('load');
+  refit();
 
   const store = createCredentialsStore(localStorage, config.demo);
   let session: RadarSession | undefined;

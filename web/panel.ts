@@ -32,6 +32,8 @@ export interface Panel {
   fillCredentials(credentials: RadarCredentials | undefined, fromDemo: boolean): void;
   openCredentials(): void;
   onControls(handlers: ControlHandlers): void;
+  /** Called after the panel folds or unfolds (the visible map area changed). */
+  onLayoutChange(listener: () => void): void;
 }
 
 /** What the user can ask for. */
@@ -66,6 +68,19 @@ export function createPanel(doc: Document): Panel {
   const apiKey = byId<HTMLInputElement>(doc, 'api-key');
   const appId = byId<HTMLInputElement>(doc, 'app-id');
   const note = byId(doc, 'credentials-note');
+  const panelBox = byId(doc, 'panel');
+  const fold = byId<HTMLButtonElement>(doc, 'panel-toggle');
+  const frameButtons = ['prev', 'next', 'latest'].map((id) => byId<HTMLButtonElement>(doc, id));
+  const layoutListeners: Array<() => void> = [];
+  const setFolded = (folded: boolean) => {
+    panelBox.classList.toggle('folded', folded);
+    fold.setAttribute('aria-expanded', String(!folded));
+    fold.textContent = folded ? 'More' : 'Less';
+    for (const listener of layoutListeners) listener();
+  };
+  fold.addEventListener('click', () => setFolded(!panelBox.classList.contains('folded')));
+  // Phones open folded: the map is what they came for.
+  if (doc.defaultView?.matchMedia('(max-width: 600px)').matches) setFolded(true);
 
   return {
     legend: byId(doc, 'legend'),
@@ -108,6 +123,9 @@ export function createPanel(doc: Document): Panel {
       frameCount.textContent = timestamps.length
         ? `Frame ${index + 1} of ${timestamps.length}`
         : 'No frames yet';
+      // Nothing to play or step through until the first frame is listed.
+      play.disabled = timestamps.length === 0;
+      for (const button of frameButtons) button.disabled = timestamps.length === 0;
       play.textContent = playing ? 'Pause' : 'Play';
       play.setAttribute('aria-pressed', String(playing));
     },
@@ -122,7 +140,11 @@ export function createPanel(doc: Document): Panel {
         : 'Stored in this browser only.';
     },
     openCredentials() {
+      if (panelBox.classList.contains('folded')) setFolded(false);
       details.open = true;
+    },
+    onLayoutChange(listener) {
+      layoutListeners.push(listener);
     },
     onControls(handlers) {
       play.addEventListener('click', () => handlers.toggle());

@@ -65,7 +65,10 @@ export function createCachingArchiveStore(
 
   const block = async (meta: ArchiveMeta, index: number): Promise<Buffer> => {
     const status: LRUCache.Status<string, Buffer, BlockContext> = {};
-    const key = `${meta.timestamp}\0${meta.etag}\0${index}`;
+    // Keyed by object version (ETag and size): a republished timestamp never reads the old
+    // version's blocks, and a block is only ever filled by a read the store verified against
+    // exactly this version.
+    const key = `${meta.timestamp}\0${meta.etag}\0${meta.size}\0${index}`;
     const value = await blocks.fetch(key, { context: { meta, index }, status });
     if (status.fetch === 'hit') events.onHit?.();
     else events.onMiss?.();
@@ -85,8 +88,8 @@ export function createCachingArchiveStore(
   };
 
   return {
-    async openRange(meta, window, signal) {
-      if (window.length > MAX_CACHED_WINDOW) return store.openRange(meta, window, signal);
+    async openRange(meta, window, signal, owner) {
+      if (window.length > MAX_CACHED_WINDOW) return store.openRange(meta, window, signal, owner);
       return slice(meta, window);
     },
     async warm(meta, windows) {

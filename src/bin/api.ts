@@ -1,15 +1,19 @@
 /**
  * API entry point (`npm start`): read the configuration, build one replica, print the demo
- * credentials in embedded mode, and drain on SIGTERM/SIGINT.
+ * credentials in embedded mode, and drain on SIGTERM/SIGINT (exit 0) or on a fatal error (exit 1).
  */
 import { loadConfigOrExit } from '../config';
 import { demoBanner } from '../embedded/demo-credentials';
-import { onSignals } from '../wiring/lifecycle';
+import { createLogger } from '../logger';
+import { onFatalErrors, onSignals } from '../wiring/lifecycle';
 import { buildReplica } from '../wiring/replica';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit(process.env);
-  const replica = await buildReplica(config);
+  const logger = createLogger(config.logLevel, { service: 'radar-api' });
+  const replica = await buildReplica(config, { logger });
+  // Drain as at SIGTERM, plus time to close clients.
+  onFatalErrors({ logger, shutdown: replica.shutdown, deadlineMs: (config.drainS + 10) * 1000 });
   if (replica.demo) {
     const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
     process.stderr.write(`${demoBanner(`http://${host}:${replica.port}`, replica.demo)}\n`);

@@ -5,7 +5,8 @@
  */
 import { loadConfigOrExit } from '../config';
 import { buildIngest } from '../wiring/ingest';
-import { onSignals } from '../wiring/lifecycle';
+import { createLogger } from '../logger';
+import { onFatalErrors, onSignals } from '../wiring/lifecycle';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit(process.env);
@@ -15,7 +16,9 @@ async function main(): Promise<void> {
     );
     process.exit(2);
   }
-  const ingest = await buildIngest(config);
+  const logger = createLogger(config.logLevel, { service: 'radar-ingest' });
+  const ingest = await buildIngest(config, { logger });
+  onFatalErrors({ logger, shutdown: ingest.shutdown, deadlineMs: 10_000 });
   onSignals(ingest.shutdown);
 }
 

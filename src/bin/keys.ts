@@ -13,6 +13,10 @@ const USAGE = `usage: npm run keys -- <command> [args] [--file keys.json]
   list
   create-app <app-id>
   create-key <key-id> --app <app-id> [--app <app-id> ...] [--limit <requests-per-window>]
+             [--origin <origin> ...] [--require-origin]
+  set-origins <key-id> [--origin <origin> ...]   (exact https://a.example.com or https://*.example.com;
+                                                  no --origin: any origin)
+  require-origin <key-id> | allow-no-origin <key-id>
   disable-key <key-id> | enable-key <key-id> | remove-key <key-id>
   disable-app <app-id> | enable-app <app-id> | remove-app <app-id>`;
 
@@ -34,6 +38,8 @@ async function main(argv: string[]): Promise<number> {
       file: { type: 'string' },
       app: { type: 'string', multiple: true },
       limit: { type: 'string' },
+      origin: { type: 'string', multiple: true },
+      'require-origin': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -64,7 +70,10 @@ async function main(argv: string[]): Promise<number> {
         const apiKey = generateApiKey();
         const limit = values.limit === undefined ? undefined : Number(values.limit);
         await store.update((data) =>
-          commands.createKey(data, need('key id'), values.app ?? [], apiKey, limit),
+          commands.createKey(data, need('key id'), values.app ?? [], apiKey, limit, {
+            origins: values.origin ?? [],
+            requireOrigin: values['require-origin'] ?? false,
+          }),
         );
         process.stdout.write(`key ${target} created. It is shown only this once:\n${apiKey}\n`);
         return 0;
@@ -79,6 +88,17 @@ async function main(argv: string[]): Promise<number> {
       case 'enable-app':
         await store.update((data) =>
           commands.setAppDisabled(data, need('app id'), command === 'disable-app'),
+        );
+        break;
+      case 'set-origins':
+        await store.update((data) =>
+          commands.setKeyOrigins(data, need('key id'), values.origin ?? []),
+        );
+        break;
+      case 'require-origin':
+      case 'allow-no-origin':
+        await store.update((data) =>
+          commands.setKeyRequireOrigin(data, need('key id'), command === 'require-origin'),
         );
         break;
       case 'remove-key':

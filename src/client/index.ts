@@ -25,6 +25,13 @@ export {
 export { createRadarClient, type RadarClient, type RadarClientOptions } from './radar-client';
 export { readRateLimit, retryDelayMs, type HeaderReader, type RateLimitState } from './rate-limit';
 export { parseRadarStatus, timestampToDate, type RadarStatus } from './status';
+export {
+  parseTileJson,
+  tileJsonPath,
+  tilePath,
+  tileTemplatePath,
+  type RadarTileJson,
+} from './tiles';
 export { watchStatus, type StatusWatch, type StatusWatchOptions } from './status-watcher';
 export {
   createRadarTransport,

@@ -9,6 +9,13 @@ import { archivePath, createArchiveSource } from './archive-source';
 import { RadarResponseError } from './errors';
 import type { RateLimitState } from './rate-limit';
 import { parseRadarStatus, type RadarStatus } from './status';
+import {
+  parseTileJson,
+  tileJsonPath,
+  tilePath,
+  tileTemplatePath,
+  type RadarTileJson,
+} from './tiles';
 import { createRadarTransport, type RadarTransport, type RadarTransportOptions } from './transport';
 import type { RadarApiError } from './errors';
 
@@ -23,6 +30,22 @@ export interface RadarClient {
   status(signal?: AbortSignal): Promise<RadarStatus>;
   /** Absolute URL of a timestamp's archive (also its pmtiles source key). */
   archiveUrl(timestamp: string): string;
+  /**
+   * Absolute z/x/y URL template of `timestamp`'s tiles
+   * (`https://…/tiles/{timestamp}/{z}/{x}/{y}.png`) for Leaflet, OpenLayers or native SDKs.
+   * Those libraries load tiles without the two auth headers: use {@link RadarClient.tile} in a
+   * custom tile loader (docs/examples/leaflet.md), or a server-side proxy.
+   */
+  tileUrl(timestamp: string): string;
+  /** Absolute URL of `timestamp`'s TileJSON. */
+  tileJsonUrl(timestamp: string): string;
+  /** `timestamp`'s TileJSON, fetched with the credentials and validated. */
+  tileJson(timestamp: string, signal?: AbortSignal): Promise<RadarTileJson>;
+  /**
+   * One tile as a PNG `Blob`, fetched with both credentials and the client's 429 handling
+   * (a tile with no echo is a transparent PNG). For custom tile loaders.
+   */
+  tile(timestamp: string, z: number, x: number, y: number, signal?: AbortSignal): Promise<Blob>;
   /**
    * A new `PMTiles` reader of `timestamp`'s archive whose requests all go through this client.
    * Each call makes a new reader with its own header/directory cache; keep one per frame.
@@ -58,6 +81,25 @@ export function createRadarClient(
       return parseRadarStatus(body);
     },
     archiveUrl: (timestamp) => http.url(archivePath(timestamp)),
+    tileUrl: (timestamp) => http.url(tileTemplatePath(timestamp)),
+    tileJsonUrl: (timestamp) => http.url(tileJsonPath(timestamp)),
+    async tileJson(timestamp, signal) {
+      const response = await http.get(tileJsonPath(timestamp), {
+        signal,
+        headers: { Accept: 'application/json' },
+      });
+      let body: unknown;
+      try {
+        body = await response.json();
+      } catch {
+        throw new RadarResponseError('TileJSON is not valid JSON');
+      }
+      return parseTileJson(body);
+    },
+    async tile(timestamp, z, x, y, signal) {
+      const response = await http.get(tilePath(timestamp, z, x, y), { signal });
+      return response.blob();
+    },
     openArchive: (timestamp) => new PMTiles(createArchiveSource(http, timestamp)),
     rateLimit: () => http.rateLimit(),
     onRateLimit: (listener) => http.onRateLimit(listener),

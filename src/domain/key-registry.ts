@@ -3,6 +3,7 @@
  * registry is stored (key file or Redis). Keys exist only as SHA-256 hashes.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { ANY_ORIGIN, createOriginPolicy, type OriginPolicy } from './origin-policy';
 import type { AuthDecision } from './ports';
 
 export interface AppRecord {
@@ -18,6 +19,10 @@ export interface KeyRecord {
   /** Per-key limit per window; falls back to the configured default when absent. */
   readonly limit?: number;
   readonly disabled: boolean;
+  /** Allowed web origins (exact, or `https://*.domain`); absent or empty: any origin. */
+  readonly origins?: readonly string[];
+  /** Refuse requests that name no origin (neither `Origin` nor `Referer`). */
+  readonly requireOrigin?: boolean;
 }
 
 export interface KeyRegistryData {
@@ -37,6 +42,12 @@ export interface KeyRegistry {
 /** Indexes registry data for O(1) decisions; `defaultLimit` applies to keys without one. */
 export function createKeyRegistry(data: KeyRegistryData, defaultLimit: number): KeyRegistry {
   const keysByHash = new Map(data.keys.map((k) => [k.sha256.toLowerCase(), k]));
+  // Compiled once per registry load, so a request pays one set lookup at most.
+  const policies = new Map<string, OriginPolicy>();
+  for (const k of data.keys) {
+    const policy = createOriginPolicy(k.origins, k.requireOrigin);
+    if (policy !== ANY_ORIGIN) policies.set(k.id, policy);
+  }
   const apps = new Map(data.apps.map((a) => [a.id, a]));
   return {
     decide(apiKey, appId) {
@@ -55,7 +66,15 @@ export function createKeyRegistry(data: KeyRegistryData, defaultLimit: number): 
       if (app.disabled) return { outcome: 'forbidden', reason: 'app-disabled', keyId: key.id };
       if (!key.apps.includes(app.id))
         return { outcome: 'forbidden', reason: 'app-not-bound', keyId: key.id };
-      return { outcome: 'allowed', keyId: key.id, appId: app.id, limit: key.limit ?? defaultLimit };
+      const originPolicy = policies.get(key.id);
+      return {
+        outcome: 'allowed',
+        keyId: key.id,
+        appId: app.id,
+        limit: key.limit ?? defaultLimit,
+        // Only restricted keys carry a policy: unrestricted decisions stay as they always were.
+        ...(originPolicy !== undefined ? { originPolicy } : {}),
+      };
     },
   };
 }

@@ -4,6 +4,7 @@
  * the same contracts, so the HTTP layer never changes when the backend does.
  */
 import type { Readable } from 'node:stream';
+import type { OriginPolicy } from './origin-policy';
 
 /** What the service knows about one published archive; served without touching the store. */
 export interface ArchiveMeta {
@@ -23,6 +24,16 @@ export interface ByteWindow {
   readonly length: number;
 }
 
+/**
+ * Who a read is for: the caller's key and address. Stores bound how many reads one key or one
+ * address may hold open at once, so a few slow clients cannot take every store connection.
+ * Reads for the service itself (cache fills, warming) carry none.
+ */
+export interface ReadOwner {
+  readonly keyId: string | undefined;
+  readonly address: string | undefined;
+}
+
 /** Bytes of a window: a Buffer when already in memory (cache), else a stream. */
 export type ArchiveBody = Readable | Buffer;
 
@@ -30,11 +41,18 @@ export type ArchiveBody = Readable | Buffer;
 export interface ArchiveStore {
   /**
    * Opens exactly `window.length` bytes at `window.offset` (a stream, or a Buffer when the
-   * bytes are already in memory). Rejects with
-   * `NotFoundError` when the object is gone and `ServiceUnavailableError` when the store fails.
+   * bytes are already in memory). Rejects with `NotFoundError` when the object is gone,
+   * `ArchiveObjectError` when the stored object is not the published version,
+   * `StoreBusyError` when `owner` holds its share of open reads, `ClientGoneError` when
+   * `signal` aborted first, and `ServiceUnavailableError` when the store fails.
    * Destroying the stream (or aborting `signal`) releases the underlying request or file.
    */
-  openRange(meta: ArchiveMeta, window: ByteWindow, signal: AbortSignal): Promise<ArchiveBody>;
+  openRange(
+    meta: ArchiveMeta,
+    window: ByteWindow,
+    signal: AbortSignal,
+    owner?: ReadOwner,
+  ): Promise<ArchiveBody>;
   /** Resolves when the store answers; rejects otherwise. Drives `healthy` and `/readyz`. */
   probe(): Promise<void>;
   /** Releases clients and handles. */
@@ -104,6 +122,8 @@ export type AuthDecision =
       readonly keyId: string;
       readonly appId: string;
       readonly limit: number;
+      /** The key's allowed web origins; absent means any (docs/keys.md "Allowed origins"). */
+      readonly originPolicy?: OriginPolicy;
     };
 
 /** Credential lookup. Keys are compared as SHA-256 hashes in constant time. */

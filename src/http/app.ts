@@ -15,6 +15,7 @@ import type { Logger } from '../logger';
 import type { ApiMetrics } from '../metrics';
 import { allowMethods } from './middleware/allow-methods';
 import { authenticate, type AuthFailureListener } from './middleware/authenticate';
+import { checkOrigin } from './middleware/check-origin';
 import { corsMiddleware } from './middleware/cors';
 import { errorHandler } from './middleware/error-handler';
 import { protocolGuard } from './middleware/protocol-guard';
@@ -55,6 +56,7 @@ export function createApp(deps: AppDeps): Koa {
   const guarded = [
     allowMethods(),
     authenticate(deps.keys, deps.onAuthFailure),
+    checkOrigin(deps.onAuthFailure),
     rateLimit(deps.limiter, deps.onRateDecision),
   ];
   // Exact paths only: /STATUS.JSON or /status.json/ are unknown resources (404).

@@ -8,15 +8,20 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
 import { onClientError, rawErrorResponse } from './client-error';
+import { createSendWatchdog, watchResponses } from './send-watchdog';
 
 /** Above nginx's upstream keepalive_timeout (60 s), so idle upstream sockets never 502. */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 /** Default longest time a client may take to send a whole request (headers only here). */
 export const REQUEST_TIMEOUT_MS = 30_000;
+/** Default longest time a response may make no write progress (`RADAR_SEND_TIMEOUT_S`). */
+export const SEND_TIMEOUT_MS = 30_000;
 
 export interface HttpServerOptions {
   /** `RADAR_REQUEST_TIMEOUT_S` × 1000; slow or idle senders are cut off after it. */
   readonly requestTimeoutMs?: number;
+  /** `RADAR_SEND_TIMEOUT_S` × 1000; responses whose client stops reading are cut after it. */
+  readonly sendTimeoutMs?: number;
 }
 
 export function createHttpServer(app: Koa, options: HttpServerOptions = {}): http.Server {
@@ -32,6 +37,10 @@ export function createHttpServer(app: Koa, options: HttpServerOptions = {}): htt
     },
     handler,
   );
+  // Registered after the app's listener: every response is watched from its first moment.
+  const watchdog = createSendWatchdog({ timeoutMs: options.sendTimeoutMs ?? SEND_TIMEOUT_MS });
+  server.on('request', watchResponses(watchdog));
+  server.on('close', () => watchdog.close());
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = Math.min(KEEP_ALIVE_TIMEOUT_MS + 1_000, requestTimeoutMs);
   server.requestTimeout = requestTimeoutMs;

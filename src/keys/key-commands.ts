@@ -9,6 +9,7 @@ import {
   type KeyRecord,
   type KeyRegistryData,
 } from '../domain/key-registry';
+import { originPatternProblem } from '../domain/origin-policy';
 
 export class KeyCommandError extends Error {}
 
@@ -39,6 +40,34 @@ export function createApp(data: KeyRegistryData, appId: string): KeyRegistryData
   return { ...data, apps: [...data.apps, { id: appId, disabled: false }] };
 }
 
+/** Browser-key restrictions of a key (docs/keys.md "Allowed origins"). */
+export interface OriginOptions {
+  readonly origins?: readonly string[];
+  readonly requireOrigin?: boolean;
+}
+
+function checkOrigins(origins: readonly string[]): string[] {
+  for (const origin of origins) {
+    const problem = originPatternProblem(origin);
+    if (problem !== undefined) throw new KeyCommandError(`--origin ${problem}`);
+  }
+  return [...new Set(origins)];
+}
+
+/** The key's origin fields as stored: omitted when unrestricted, so old files stay as they were. */
+function originFields(origins: readonly string[], requireOrigin: boolean): Partial<KeyRecord> {
+  return {
+    ...(origins.length > 0 ? { origins: [...origins] } : {}),
+    ...(requireOrigin ? { requireOrigin: true } : {}),
+  };
+}
+
+function withoutOriginFields(key: KeyRecord): KeyRecord {
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  const { origins, requireOrigin, ...rest } = key;
+  return rest;
+}
+
 /** Adds a key bound to `apps`; the caller prints `apiKey` once and never stores it. */
 export function createKey(
   data: KeyRegistryData,
@@ -46,6 +75,7 @@ export function createKey(
   apps: readonly string[],
   apiKey: string,
   limit?: number,
+  access: OriginOptions = {},
 ): KeyRegistryData {
   requireId('key', keyId);
   if (data.keys.some((k) => k.id === keyId))
@@ -61,8 +91,44 @@ export function createKey(
     apps: [...apps],
     ...(limit !== undefined ? { limit } : {}),
     disabled: false,
+    ...originFields(checkOrigins(access.origins ?? []), access.requireOrigin ?? false),
   };
   return { ...data, keys: [...data.keys, key] };
+}
+
+/** Replaces a key's allowed origins (an empty list allows any origin). */
+export function setKeyOrigins(
+  data: KeyRegistryData,
+  keyId: string,
+  origins: readonly string[],
+): KeyRegistryData {
+  const checked = checkOrigins(origins);
+  findKey(data, keyId);
+  return {
+    ...data,
+    keys: data.keys.map((k) =>
+      k.id === keyId
+        ? { ...withoutOriginFields(k), ...originFields(checked, k.requireOrigin ?? false) }
+        : k,
+    ),
+  };
+}
+
+/** Whether a key refuses requests that name no origin (server-side use of a browser key). */
+export function setKeyRequireOrigin(
+  data: KeyRegistryData,
+  keyId: string,
+  requireOrigin: boolean,
+): KeyRegistryData {
+  findKey(data, keyId);
+  return {
+    ...data,
+    keys: data.keys.map((k) =>
+      k.id === keyId
+        ? { ...withoutOriginFields(k), ...originFields(k.origins ?? [], requireOrigin) }
+        : k,
+    ),
+  };
 }
 
 export function setKeyDisabled(
@@ -104,8 +170,9 @@ export function describe(data: KeyRegistryData): string {
   lines.push('keys:');
   for (const key of data.keys) {
     const limit = key.limit === undefined ? 'default limit' : `limit ${key.limit}`;
+    const origins = key.origins?.length ? `  origins: ${key.origins.join(', ')}` : '';
     lines.push(
-      `  ${key.id}  sha256:${key.sha256.slice(0, 12)}…  apps: ${key.apps.join(', ') || '-'}  ${limit}${key.disabled ? '  (disabled)' : ''}`,
+      `  ${key.id}  sha256:${key.sha256.slice(0, 12)}…  apps: ${key.apps.join(', ') || '-'}  ${limit}${origins}${key.requireOrigin ? '  (origin required)' : ''}${key.disabled ? '  (disabled)' : ''}`,
     );
   }
   return lines.join('\n');

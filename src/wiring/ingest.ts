@@ -82,7 +82,7 @@ export async function buildIngest(
       return exposition(registry);
     },
   });
-  const adminPort = await listen(admin, config.adminPort, config.host);
+  const adminPort = await listen(admin, config.adminPort, config.adminHost);
   await startAll(components);
   started = true;
   logger.info({ owner, adminPort, leader: worker.isLeader() }, 'ingest worker running');

@@ -65,11 +65,49 @@ export function createShutdown(plan: ShutdownPlan): () => Promise<void> {
   };
 }
 
+/** Exit code after a fatal error (an uncaught exception or an unhandled rejection). */
+export const FATAL_EXIT_CODE = 1;
+
+export interface FatalErrorOptions {
+  readonly logger: Logger;
+  /** The process's graceful shutdown (readiness fails at once, in-flight requests drain). */
+  readonly shutdown: () => Promise<void>;
+  /** Longest wait for that shutdown before exiting anyway (drain + closing clients). */
+  readonly deadlineMs: number;
+}
+
+/**
+ * Handles `uncaughtException` and `unhandledRejection`: a bug left the process in a state
+ * nobody planned for, so it stops serving. The error is logged (fatal, with its stack),
+ * readiness fails at once so the balancer stops sending traffic, in-flight responses drain as
+ * at SIGTERM, and the process exits non-zero so the supervisor restarts it and counts the
+ * crash. Node's default would exit at once, cutting every in-flight download, and with
+ * nothing in the JSON logs. Further fatal errors while draining are logged only; the
+ * deadline ends a drain that cannot finish.
+ */
+export function onFatalErrors(options: FatalErrorOptions): void {
+  let exiting = false;
+  const fatal = (kind: 'uncaught exception' | 'unhandled rejection', err: unknown) => {
+    options.logger.fatal({ err, kind }, `${kind}: stopping (drain, then exit ${FATAL_EXIT_CODE})`);
+    if (exiting) return;
+    exiting = true;
+    process.exitCode = FATAL_EXIT_CODE;
+    setTimeout(() => process.exit(FATAL_EXIT_CODE), options.deadlineMs).unref();
+    void options.shutdown().then(
+      () => process.exit(FATAL_EXIT_CODE),
+      () => process.exit(FATAL_EXIT_CODE),
+    );
+  };
+  process.on('uncaughtException', (err) => fatal('uncaught exception', err));
+  process.on('unhandledRejection', (reason) => fatal('unhandled rejection', reason));
+}
+
 /** Wires SIGTERM and SIGINT to `shutdown`, exiting 0 when it completes. */
 export function onSignals(shutdown: () => Promise<void>): void {
   const handler = (signal: NodeJS.Signals) => {
     void shutdown().then(
-      () => process.exit(0),
+      // 0, unless a fatal error is already stopping the process.
+      () => process.exit(process.exitCode === FATAL_EXIT_CODE ? FATAL_EXIT_CODE : 0),
       () => process.exit(1),
     );
     // A second signal forces an immediate exit.

@@ -5,6 +5,7 @@
  */
 import { createCachingArchiveStore, type CachingArchiveStore } from '../adapters/block-cache';
 import { createArchiveWarmer } from '../adapters/archive-warmer';
+import { createReadGate } from '../adapters/read-gate';
 import { createMemoryCatalog } from '../adapters/memory/catalog';
 import { createMemoryRateLimiter } from '../adapters/memory/rate-limiter';
 import { createStoreProbe, type StoreProbe } from '../adapters/store-probe';
@@ -67,8 +68,14 @@ export async function assembleReplica(
       : undefined;
 
   const api = metrics.api;
+  // Gated (each key's and address's share of open reads), measured, then cached: reads the
+  // cache makes for itself carry no owner and are never refused.
+  const gated = createReadGate(archives.store(), {
+    perKey: config.storeReadsPerKey,
+    perAddress: config.storeReadsPerClient,
+  });
   const store = createCachingArchiveStore(
-    instrumentArchiveStore(archives.store(), api),
+    instrumentArchiveStore(gated, api),
     config.cacheMb * MIB,
     {
       onHit: () => api.cacheHits.inc(),

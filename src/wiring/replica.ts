@@ -94,7 +94,10 @@ export async function buildReplica(
         tier: String(limit),
       }),
   });
-  const server = createHttpServer(app, { requestTimeoutMs: config.requestTimeoutS * 1000 });
+  const server = createHttpServer(app, {
+    requestTimeoutMs: config.requestTimeoutS * 1000,
+    sendTimeoutMs: config.sendTimeoutS * 1000,
+  });
 
   const admin = createAdminServer({
     readiness: () => {
@@ -119,7 +122,7 @@ export async function buildReplica(
   });
 
   const port = await listen(server, config.port, config.host);
-  const adminPort = await listen(admin, config.adminPort, config.host);
+  const adminPort = await listen(admin, config.adminPort, config.adminHost);
   await startAll(parts.components);
   started = true;
   logger.info({ port, adminPort, embedded: config.embedded }, 'radar API listening');

@@ -38,6 +38,8 @@ export function s3Archives(
         prefix,
         timeoutMs,
         logger: logger.child({ component: 's3' }),
+        // The send timeout cuts a client that stopped reading before its upstream idles out.
+        bodyIdleTimeoutMs: config.sendTimeoutS * 1000 + timeoutMs,
       })),
     source: () => createS3ArchiveSource({ client, bucket, prefix, timeoutMs }),
     frameSink: () => createS3FrameSink({ client, bucket, prefix }),

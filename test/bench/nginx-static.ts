@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { freePort } from '../../src/stack/free-port';
+import { freePort } from '../../tools/stack/free-port';
 import { httpGet, waitUntil, type BenchProcess } from './processes';
 
 export const NGINX_BINARY = '/usr/sbin/nginx';

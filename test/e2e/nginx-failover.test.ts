@@ -10,7 +10,7 @@ import http from 'node:http';
 import { hashApiKey } from '../../src/domain/key-registry';
 import { formatTimestamp } from '../../src/domain/timestamps';
 import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
-import type { LocalNginx } from '../../src/stack/local-nginx';
+import type { LocalNginx } from '../../tools/stack/local-nginx';
 import { buildArchive } from '../fixtures/archives';
 import {
   accessLog,

@@ -14,8 +14,8 @@ import path from 'node:path';
 import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import { hashApiKey } from '../../src/domain/key-registry';
 import { formatTimestamp } from '../../src/domain/timestamps';
-import type { LocalNginx } from '../../src/stack/local-nginx';
-import { NGINX_TEMPLATE_PATH } from '../../src/stack/render-nginx';
+import type { LocalNginx } from '../../tools/stack/local-nginx';
+import { NGINX_TEMPLATE_PATH } from '../../tools/stack/render-nginx';
 import { buildArchive } from '../fixtures/archives';
 import { accessLog, edgeRequest, nginxPrefix, startEdge } from '../harness/edge-stack';
 import type { RawResponse } from '../harness/http-client';
@@ -37,7 +37,9 @@ let stack: ProductionStack;
 let replicas: string[];
 
 beforeAll(async () => {
-  stack = await startProductionStack({ replicas: 2, env: { RADAR_TRUST_PROXY: '1' } });
+  // One replica: the burst measures the edge alone. (The shared quota across several replicas
+  // is the limiter's contract, tested with its own suites.)
+  stack = await startProductionStack({ replicas: 1, env: { RADAR_TRUST_PROXY: '1' } });
   replicas = stack.replicas.map((r) => `127.0.0.1:${r.port}`);
   // A key of its own with the default quota, spent only by the burst below.
   await createRedisKeyAdminStore(stack.client).update((data) => ({
@@ -118,9 +120,15 @@ describe('shipped limits', () => {
       );
       expect(preflights).toEqual({ 204: 1200 });
       expect(reads).toEqual({ 206: 1200 });
-      const last = pairs[1199]![1];
-      expect(last.headers['x-ratelimit-limit']).toBe('1200');
-      expect(last.headers['x-ratelimit-remaining']).toBe('0');
+      // 24 reads are in flight at once, so the last one started need not be the last one
+      // counted: the quota is spent when some read reports nothing left.
+      const reads1200 = pairs.map(([, r]) => r);
+      expect(new Set(reads1200.map((r) => r.headers['x-ratelimit-limit']))).toEqual(
+        new Set(['1200']),
+      );
+      const remaining = reads1200.map((r) => Number(r.headers['x-ratelimit-remaining']));
+      expect(Math.min(...remaining)).toBe(0);
+      expect(Math.max(...remaining)).toBeLessThan(1200);
 
       // The next one is the key's own 429 from a replica, not the edge's.
       const over = await edgeRequest(nginx.url, ARCHIVE, {

@@ -12,8 +12,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { checkNginxConfig, type LocalNginx } from '../../src/stack/local-nginx';
-import { NGINX_TEMPLATE_PATH } from '../../src/stack/render-nginx';
+import { checkNginxConfig, type LocalNginx } from '../../tools/stack/local-nginx';
+import { NGINX_TEMPLATE_PATH } from '../../tools/stack/render-nginx';
 import { edgeRequest, startEdge } from '../harness/edge-stack';
 
 jest.setTimeout(30_000);

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { PNG } from 'pngjs';
 import type { Page } from 'playwright-core';
 import { paletteRgba } from '../../src/sim/palette';
-import { buildViewer } from '../../src/viewer/build-viewer';
+import { buildViewer } from '../../tools/build-viewer';
 import { launchChromium, type Chromium } from '../harness/browser';
 import { publishRadarFrames, startViewerApi, type ViewerApi } from '../harness/browser-api';
 import { APPS, KEYS } from '../harness/embedded-api';

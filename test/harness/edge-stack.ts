@@ -12,7 +12,7 @@ import {
   startLocalNginx,
   type LocalNginx,
   type LocalNginxOptions,
-} from '../../src/stack/local-nginx';
+} from '../../tools/stack/local-nginx';
 import { request } from './http-client';
 import { startProductionStack, stackAuth, type ProductionStack } from './production-stack';
 import { waitUntil } from './redis-server';

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { hashApiKey } from '../../src/domain/key-registry';
 import { formatTimestamp } from '../../src/domain/timestamps';
 import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
-import type { LocalNginx } from '../../src/stack/local-nginx';
+import type { LocalNginx } from '../../tools/stack/local-nginx';
 import { TIMESTAMPS_KEY } from '../../src/adapters/redis/keys';
 import { buildArchive } from '../fixtures/archives';
 import { edgeRequest, spawnReplica, startEdge, type SpawnedReplica } from './edge-stack';

@@ -9,8 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
-import { freePort } from '../../src/stack/free-port';
-import { pingRedis } from '../../src/stack/local-redis';
+import { freePort } from '../../tools/stack/free-port';
+import { pingRedis } from '../../tools/stack/local-redis';
 import { chooseBackend, loadedTestcontainers, type TestBackend } from './container-runtime';
 
 export interface RedisServer {

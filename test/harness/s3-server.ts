@@ -20,7 +20,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'minio';
-import { startLocalS3 } from '../../src/stack/local-s3';
+import { startLocalS3 } from '../../tools/stack/local-s3';
 import { chooseBackend, loadedTestcontainers } from './container-runtime';
 
 /** Server-side observations (local backend only). */

@@ -7,7 +7,7 @@ import path from 'node:path';
 
 export const API_ENTRY = path.resolve(__dirname, '../../dist/bin/api.js');
 
-export { freePort } from '../../src/stack/free-port';
+export { freePort } from '../../tools/stack/free-port';
 
 export interface SpawnedProcess {
   readonly child: ChildProcess;

@@ -3,6 +3,7 @@ import { auth, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-ap
 import { request } from '../harness/http-client';
 import { buildArchive } from '../fixtures/archives';
 import { formatTimestamp } from '../../src/domain/timestamps';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 
 let api: EmbeddedApi;
 beforeAll(async () => {
@@ -73,6 +74,40 @@ describe('with archives published', () => {
     const after = await request(api.baseUrl, '/status.json', { headers: auth() });
     expect(after.headers.etag).not.toBe(before);
     expect(after.json<{ latest: string }>().latest).toBe(next);
+  });
+
+  it('negotiates br, gzip or identity: each decodes to the same document, with its own strong ETag', async () => {
+    const get = (acceptEncoding?: string, extra: Record<string, string> = {}) =>
+      request(api.baseUrl, '/status.json', {
+        headers: {
+          ...auth(),
+          ...(acceptEncoding === undefined ? {} : { 'Accept-Encoding': acceptEncoding }),
+          ...extra,
+        },
+      });
+    const plain = await get();
+    const gzip = await get('gzip');
+    const br = await get('gzip, deflate, br');
+    const refusedBr = await get('br;q=0, gzip;q=0.5');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(refusedBr.headers['content-encoding']).toBe('gzip');
+    for (const res of [plain, gzip, br]) {
+      expect(res.status).toBe(200);
+      expect(res.headers.vary).toMatch(/Accept-Encoding/i);
+      expect(Number(res.headers['content-length'])).toBe(res.body.length);
+      expect(res.headers.etag).toMatch(/^"[^"]+"$/);
+    }
+    expect(gunzipSync(gzip.body).equals(plain.body)).toBe(true);
+    expect(brotliDecompressSync(br.body).equals(plain.body)).toBe(true);
+    expect(new Set([plain, gzip, br].map((r) => r.headers.etag)).size).toBe(3);
+    // The same bytes again (prepared once per version), and any variant's tag revalidates.
+    expect((await get('br')).body.equals(br.body)).toBe(true);
+    const revalidated = await get('gzip', { 'If-None-Match': plain.headers.etag as string });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.headers.etag).toBe(gzip.headers.etag);
+    expect(revalidated.headers.vary).toMatch(/Accept-Encoding/i);
   });
 
   it('answers HEAD with the same headers and no body', async () => {

@@ -2,6 +2,9 @@
  * z/x/y tiles and TileJSON on one embedded replica: the shared conformance suite, plus the
  * public base URL of TileJSON with and without a trusted proxy.
  */
+import { PMTiles } from 'pmtiles';
+import { createRadarClient } from '../../src/client';
+import { createBufferSource } from '../fixtures/buffer-source';
 import { auth, KEYS, APPS, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
 import { request } from '../harness/http-client';
 import { describeTileConformance, sparseArchive } from '../support/tile-conformance';
@@ -66,5 +69,26 @@ describe('TileJSON public base URL', () => {
     ['an unknown scheme', { 'X-Forwarded-Proto': 'javascript' }],
   ])('400 for %s', async (_label, headers) => {
     expect((await template(proxied, headers)).status).toBe(400);
+  });
+});
+
+describe('client library helpers', () => {
+  it('tileUrl, tileJson and tile go through the real server with both credentials', async () => {
+    const client = createRadarClient({
+      baseUrl: `${api.baseUrl}/`,
+      credentials: { apiKey: KEYS.good, appId: APPS.web },
+    });
+    expect(client.tileUrl(TS)).toBe(`${api.baseUrl}/tiles/${TS}/{z}/{x}/{y}.png`);
+    expect(client.tileJsonUrl(TS)).toBe(`${api.baseUrl}/tiles/${TS}.json`);
+    const doc = await client.tileJson(TS);
+    expect(doc.tiles).toEqual([client.tileUrl(TS)]);
+    expect([doc.minzoom, doc.maxzoom]).toEqual([0, 7]);
+    const expected = await new PMTiles(createBufferSource(archive)).getZxy(4, 3, 7);
+    const blob = await client.tile(TS, 4, 3, 7);
+    expect(blob.type).toBe('image/png');
+    expect(Buffer.from(await blob.arrayBuffer()).equals(Buffer.from(expected!.data))).toBe(true);
+    expect(client.rateLimit()?.limit).toBeGreaterThan(0);
+    expect(() => client.tileUrl('latest')).toThrow(RangeError);
+    await expect(client.tile(TS, 9, 0, 0)).rejects.toMatchObject({ status: 400 });
   });
 });

@@ -11,7 +11,12 @@ import {
   type RedisClient,
 } from '../../src/adapters/redis/client';
 import { createRedisCatalog, type RedisCatalog } from '../../src/adapters/redis/catalog';
-import { archiveKey, CATALOG_EVENTS_CHANNEL, TIMESTAMPS_KEY } from '../../src/adapters/redis/keys';
+import {
+  archiveKey,
+  CATALOG_EVENTS_CHANNEL,
+  CATALOG_VERSION_KEY,
+  TIMESTAMPS_KEY,
+} from '../../src/adapters/redis/keys';
 import type { ArchiveMeta, CatalogSnapshot } from '../../src/domain/ports';
 import { parseTimestamp } from '../../src/domain/timestamps';
 import { createSilentLogger } from '../../src/logger';
@@ -44,14 +49,26 @@ function connect(role: string): RedisClient {
 }
 
 /** One replica: its own command client, subscriber and catalog, as a separate process would have. */
-async function startReplica(resyncMs: number): Promise<RedisCatalog> {
+/** Calls of one command so far, from the server's INFO commandstats. */
+async function commandCount(command: string): Promise<number> {
+  const info = await admin.info('commandstats');
+  return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+}
+
+async function startReplica(resyncMs: number, fullLoadMs?: number): Promise<RedisCatalog> {
   const subscriber = createRedisSubscriber(redis.url, {
     role: 'test-sub',
     logger,
     maxReconnectDelayMs: 200,
   });
   clients.push(subscriber);
-  const catalog = createRedisCatalog({ client: connect('test-api'), subscriber, logger, resyncMs });
+  const catalog = createRedisCatalog({
+    client: connect('test-api'),
+    subscriber,
+    logger,
+    resyncMs,
+    ...(fullLoadMs === undefined ? {} : { fullLoadMs }),
+  });
   catalogs.push(catalog);
   await catalog.start();
   return catalog;
@@ -176,20 +193,58 @@ describe('Redis catalog on a real Redis', () => {
 
   test('a missed event heals at the next resync', async () => {
     const replica = await startReplica(300);
-    // Written behind the catalog's back: no event is ever published for them.
+    // Written as the scripts write (the version moves) but no event is ever published: the
+    // lost-message case.
     const [ts, kept] = ['202405011210', '202405011212'];
     for (const t of [ts, kept]) {
       await admin.hset(archiveKey(t), 'size', '77', 'etag', '"x"', 'lastModified', '1714564800000');
       await admin.zadd(TIMESTAMPS_KEY, parseTimestamp(t)! / 1000, t);
     }
+    await admin.incr(CATALOG_VERSION_KEY);
     await waitUntil(() => listed(replica, ts) && listed(replica, kept), 5000, 'healed by resync');
     expect(replica.current().get(ts)?.size).toBe(77);
     // And a vanished entry disappears the same way (an index emptied entirely is data loss
     // instead: see the Redis-restarted-empty test).
     await admin.zrem(TIMESTAMPS_KEY, ts);
     await admin.del(archiveKey(ts));
+    await admin.incr(CATALOG_VERSION_KEY);
     await waitUntil(() => !listed(replica, ts), 5000, 'removal healed by resync');
     expect(listed(replica, kept)).toBe(true);
+  });
+
+  test('an unchanged version skips the full read and keeps the snapshot; a hand edit still heals', async () => {
+    // Only this replica resyncs meanwhile, so the server's command counts are its own.
+    await Promise.all(catalogs.map((c) => c.stop()));
+    const writer = await startWriter();
+    await writer.publish(meta('202405011200'));
+    const replica = await startReplica(200, 3000);
+    const before = replica.current();
+    const snapshots: CatalogSnapshot[] = [];
+    replica.subscribe((s) => snapshots.push(s));
+    const reads = await commandCount('zrevrange');
+    // Several resync periods with nothing changed: no index read, no new snapshot, in sync.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await commandCount('zrevrange')).toBe(reads);
+    expect(replica.current()).toBe(before);
+    expect(snapshots).toHaveLength(0);
+    expect(replica.inSync()).toBe(true);
+    // Edited by hand (version untouched): healed by the periodic full read.
+    const edited = '202405011214';
+    await admin.hset(
+      archiveKey(edited),
+      'size',
+      '5',
+      'etag',
+      '"y"',
+      'lastModified',
+      '1714564800000',
+    );
+    await admin.zadd(TIMESTAMPS_KEY, parseTimestamp(edited)! / 1000, edited);
+    await waitUntil(() => listed(replica, edited), 10_000, 'hand edit healed');
+    await admin.zrem(TIMESTAMPS_KEY, edited);
+    await admin.del(archiveKey(edited));
+    await admin.incr(CATALOG_VERSION_KEY);
+    await waitUntil(() => !listed(replica, edited), 5000, 'hand edit removed');
   });
 
   test('Redis restarted empty: last good snapshot while down, then the rebuilt index, without restarting replicas', async () => {

@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { FetchSource, PMTiles } from 'pmtiles';
 import { KEY_REGISTRY_KEY, TIMESTAMPS_KEY } from '../../src/adapters/redis/keys';
 import { formatTimestamp } from '../../src/domain/timestamps';
@@ -80,6 +81,31 @@ it('publishes an upload to every replica within 1 s of the worker publishing it'
     expect(status.latest).toBe(timestamp);
     expect(new Set(status.timestamps).size).toBe(status.timestamps.length);
   }
+});
+
+it('serves the same status bytes and ETags on every replica, in every coding', async () => {
+  const answers = await Promise.all(
+    stack.baseUrls.flatMap((url) =>
+      ['identity', 'gzip', 'br'].map(async (coding) => {
+        const res = await request(url, '/status.json', {
+          headers: { ...stackAuth(), 'Accept-Encoding': coding },
+        });
+        expect(res.status).toBe(200);
+        return { url, coding, etag: res.headers.etag, body: res.body };
+      }),
+    ),
+  );
+  for (const coding of ['identity', 'gzip', 'br']) {
+    const same = answers.filter((a) => a.coding === coding);
+    expect(same).toHaveLength(stack.baseUrls.length);
+    expect(new Set(same.map((a) => a.etag)).size).toBe(1);
+    for (const a of same) expect(a.body.equals(same[0]!.body)).toBe(true);
+  }
+  const identity = answers.find((a) => a.coding === 'identity')!.body;
+  expect(gunzipSync(answers.find((a) => a.coding === 'gzip')!.body).equals(identity)).toBe(true);
+  expect(brotliDecompressSync(answers.find((a) => a.coding === 'br')!.body).equals(identity)).toBe(
+    true,
+  );
 });
 
 it('the ingest worker reports leadership, publications and lag on its admin /metrics', async () => {

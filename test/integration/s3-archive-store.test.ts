@@ -11,6 +11,11 @@ import Koa from 'koa';
 import { createS3ArchiveStore, type S3ArchiveStore } from '../../src/adapters/s3/archive-store';
 import { createS3Client, objectKey, type S3Client } from '../../src/adapters/s3/client';
 import { UpstreamTruncatedError } from '../../src/adapters/s3/window-stream';
+import {
+  ArchiveObjectError,
+  ClientGoneError,
+  StoreBusyError,
+} from '../../src/domain/archive-errors';
 import type { ArchiveMeta, ByteWindow } from '../../src/domain/ports';
 import { NotFoundError, ServiceUnavailableError } from '../../src/errors';
 import { createSilentLogger } from '../../src/logger';
@@ -119,21 +124,52 @@ describe('S3 archive store: bytes', () => {
     ).rejects.toBeInstanceOf(NotFoundError);
   });
 
-  it('refuses to send bytes of an object that does not match the catalog (503, never wrong bytes)', async () => {
+  it('refuses to send bytes of an object that does not match the catalog, without blaming the store', async () => {
     const wrongSize = { ...meta, size: meta.size + 10 };
-    await expect(
-      store.openRange(wrongSize, { offset: 0, length: 100 }, never),
-    ).rejects.toBeInstanceOf(ServiceUnavailableError);
     const wrongEtag = { ...meta, etag: '"0123456789abcdef0123456789abcdef"' };
-    await expect(
-      store.openRange(wrongEtag, { offset: 0, length: 100 }, never),
-    ).rejects.toBeInstanceOf(ServiceUnavailableError);
     const beyond = { offset: meta.size - 10, length: 20 }; // the catalog says more bytes than exist
-    await expect(
-      store.openRange({ ...meta, size: meta.size + 10 }, beyond, never),
-    ).rejects.toBeInstanceOf(ServiceUnavailableError);
-    expect(store.breakerOpen()).toBe(false); // three failures, below the default threshold
-    await readAll(await store.openRange(meta, { offset: 0, length: 10 }, never)); // resets the count
+    const reasons: string[] = [];
+    // Far more mismatches than the breaker threshold (5): they are facts about one object.
+    for (let i = 0; i < 4; i++) {
+      for (const [m, w] of [
+        [wrongSize, { offset: 0, length: 100 }],
+        [wrongEtag, { offset: 0, length: 100 }],
+        [wrongSize, beyond],
+      ] as const) {
+        const error = await store.openRange(m, w, never).catch((err: unknown) => err);
+        expect(error).toBeInstanceOf(ArchiveObjectError);
+        reasons.push((error as ArchiveObjectError).reason);
+      }
+    }
+    expect(new Set(reasons)).toEqual(new Set(['size', 'etag']));
+    expect(store.breakerOpen()).toBe(false);
+    const bytes = await readAll(await store.openRange(meta, { offset: 0, length: 10 }, never));
+    expect(bytes.equals(archive.subarray(0, 10))).toBe(true);
+    expect(client.sockets().busy).toBe(0);
+  });
+
+  it('an object replaced under its published timestamp is refused by reason; other archives stay readable', async () => {
+    const replacedTs = '202405061204';
+    const original = buildArchive(replacedTs);
+    await s3.put(objectKey(PREFIX, replacedTs), original);
+    const published: ArchiveMeta = {
+      timestamp: replacedTs,
+      size: original.length,
+      etag: md5Etag(original),
+      lastModified: new Date(),
+    };
+    await readAll(await store.openRange(published, { offset: 0, length: 100 }, never));
+    // Another archive's bytes (different ETag and size) under the same name.
+    await s3.put(objectKey(PREFIX, replacedTs), large.subarray(0, original.length + 4096));
+    for (let i = 0; i < 12; i++) {
+      const error = await store
+        .openRange(published, { offset: i * 100, length: 100 }, never)
+        .catch((err: unknown) => err);
+      expect(error).toBeInstanceOf(ArchiveObjectError);
+    }
+    expect(store.breakerOpen()).toBe(false);
+    const other = await readAll(await store.openRange(meta, { offset: 500, length: 700 }, never));
+    expect(other.equals(archive.subarray(500, 1200))).toBe(true);
   });
 
   it('answers probe() while the bucket exists', async () => {
@@ -223,9 +259,9 @@ describe('S3 archive store: failing store', () => {
     const { error, ms } = await timed(() =>
       faulty.openRange(meta, { offset: 0, length: 100 }, abort.signal),
     );
-    expect(error).toBeInstanceOf(ServiceUnavailableError);
-    expect(String((error as Error).cause)).toMatch(/client went away/);
+    expect(error).toBeInstanceOf(ClientGoneError);
     expect(ms).toBeLessThan(timeoutMs);
+    expect(faulty.breakerOpen()).toBe(false);
     await waitFor(() => faultyClient.sockets().busy === 0, 1000);
   });
   it('a store that breaks off mid-body makes the stream fail, never end short', async () => {
@@ -343,5 +379,61 @@ describe('S3 archive store: client disconnect mid-download', () => {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
     }
+  });
+});
+
+describe('S3 archive store: waiting for a pooled socket', () => {
+  let narrowClient: S3Client;
+  let narrow: S3ArchiveStore;
+  const timeoutMs = 400;
+  const socketWaitMs = 1500;
+
+  beforeAll(() => {
+    // One socket: a reader that does not read holds the whole pool.
+    narrowClient = createS3Client(settings(s3.endpoint), { timeoutMs, maxSockets: 1 });
+    narrow = createS3ArchiveStore({
+      client: narrowClient,
+      bucket: s3.bucket,
+      prefix: PREFIX,
+      timeoutMs,
+      socketWaitMs,
+      logger: createSilentLogger(),
+      breakerThreshold: 1,
+    });
+  });
+  afterAll(() => narrow?.close());
+
+  const holdPool = () => narrow.openRange(largeMeta, { offset: 0, length: large.length }, never);
+
+  it('time spent queueing for a socket is not first-byte time and never opens the breaker', async () => {
+    const held = await holdPool(); // never read: keeps the only socket busy
+    const started = Date.now();
+    const queued = narrow.openRange(meta, { offset: 100, length: 200 }, never);
+    // Far longer than the first-byte limit, shorter than the socket wait.
+    await new Promise((r) => setTimeout(r, timeoutMs * 2));
+    held.destroy();
+    const bytes = await readAll(await queued);
+    expect(bytes.equals(archive.subarray(100, 300))).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(timeoutMs * 2);
+    expect(narrow.breakerOpen()).toBe(false);
+  });
+
+  it('a read that finds no free socket in time is refused as busy, not as a store failure', async () => {
+    const held = await holdPool();
+    try {
+      const started = Date.now();
+      const error = await narrow
+        .openRange(meta, { offset: 0, length: 100 }, never)
+        .catch((err: unknown) => err);
+      expect(error).toBeInstanceOf(StoreBusyError);
+      expect((error as StoreBusyError).reason).toBe('socket-wait');
+      expect(Date.now() - started).toBeGreaterThanOrEqual(socketWaitMs - 50);
+      expect(narrow.breakerOpen()).toBe(false); // threshold 1: one failure would have opened it
+    } finally {
+      held.destroy();
+    }
+    await waitFor(() => narrowClient.sockets().busy === 0);
+    const bytes = await readAll(await narrow.openRange(meta, { offset: 0, length: 100 }, never));
+    expect(bytes.equals(archive.subarray(0, 100))).toBe(true);
   });
 });

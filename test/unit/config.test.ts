@@ -6,6 +6,8 @@ it('defaults to embedded mode with DESIGN.md §3.2 values', () => {
     port: 8080,
     host: '0.0.0.0',
     adminPort: 9464,
+    // The admin listener is loopback unless a deployment says otherwise.
+    adminHost: '127.0.0.1',
     embedded: true,
     dataDir: '/srv/data',
     archives: { kind: 'fs', dir: '/srv/data' },

@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ArchiveSource, ArchiveStore, StoredObject } from '../../domain/ports';
 import { archiveFileName } from '../../domain/timestamps';
+import { ClientGoneError } from '../../domain/archive-errors';
 import { NotFoundError, ServiceUnavailableError } from '../../errors';
 
 function isMissing(err: unknown): boolean {
@@ -20,6 +21,7 @@ function isMissing(err: unknown): boolean {
 export function createFsArchiveStore(dir: string): ArchiveStore {
   return {
     async openRange(meta, window, signal) {
+      if (signal.aborted) throw new ClientGoneError();
       let handle: fs.FileHandle;
       try {
         handle = await fs.open(path.join(dir, archiveFileName(meta.timestamp)), 'r');

@@ -7,8 +7,14 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import type { KeyRegistryData } from '../../domain/key-registry';
+import { originPatternProblem } from '../../domain/origin-policy';
 
 const id = z.string().regex(/^[A-Za-z0-9._~+/-]+$/, 'ids use letters, digits and . _ ~ + / -');
+
+const originPattern = z.string().superRefine((value, ctx) => {
+  const problem = originPatternProblem(value);
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 const keyFileSchema = z.object({
   apps: z.array(z.object({ id, disabled: z.boolean().default(false) })).default([]),
@@ -20,6 +26,8 @@ const keyFileSchema = z.object({
         apps: z.array(z.string()).default([]),
         limit: z.number().int().positive().optional(),
         disabled: z.boolean().default(false),
+        origins: z.array(originPattern).optional(),
+        requireOrigin: z.boolean().optional(),
       }),
     )
     .default([]),

@@ -34,6 +34,13 @@ export interface RedisCatalogOptions {
   readonly logger: Logger;
   /** Full resync period (`RADAR_RESYNC_S` × 1000). */
   readonly resyncMs: number;
+  /**
+   * Longest time between two full reads of the index when its version does not move (default
+   * 5 min). The scripts always move the version; an index edited by hand (redis-cli) does
+   * not, and heals within this period. Amortised, the read of even 10,000 timestamps is then
+   * a negligible fraction of a core.
+   */
+  readonly fullLoadMs?: number;
   /** Longest wait in `start()` for Redis before serving an empty snapshot. Default 5000. */
   readonly startTimeoutMs?: number;
   readonly now?: () => number;
@@ -86,6 +93,10 @@ export function createRedisCatalog(options: RedisCatalogOptions): RedisCatalog {
   let emptied = false;
   /** Events received while a resync reads the index, replayed on top of what it read. */
   let replay: CatalogEvent[] | undefined;
+  /** Index version of the last full load that succeeded (see `CATALOG_VERSION_KEY`). */
+  let loadedVersion: string | null = null;
+  let lastFullLoadAt = now();
+  const fullLoadMs = options.fullLoadMs ?? 300_000;
   let timer: NodeJS.Timeout | undefined;
   let running = false;
 
@@ -114,6 +125,19 @@ export function createRedisCatalog(options: RedisCatalogOptions): RedisCatalog {
   const loadOnce = async () => {
     replay = [];
     try {
+      // Read before the index: a change made during the load moves it past what is recorded.
+      const version = await index.version();
+      if (
+        version !== null &&
+        version === loadedVersion &&
+        lastResyncOk &&
+        now() - lastFullLoadAt < fullLoadMs
+      ) {
+        // Nothing changed since the last full load: in sync without reading the index.
+        lastResyncOkAt = now();
+        return;
+      }
+      lastFullLoadAt = now();
       const loaded = new Map((await index.load()).map((m) => [m.timestamp, m] as const));
       for (const event of replay) applyEvent(loaded, event);
       if (loaded.size === 0 && metas.size > 0) {
@@ -133,6 +157,7 @@ export function createRedisCatalog(options: RedisCatalogOptions): RedisCatalog {
       emptied = false;
       metas = loaded;
       commit();
+      loadedVersion = version;
       lastResyncOkAt = now();
       lastResyncOk = true;
       if (failing) logger.info({ timestamps: metas.size }, 'catalog resync succeeded again');

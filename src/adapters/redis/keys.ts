@@ -28,6 +28,14 @@ export function archiveKey(timestamp: string): string {
   return `${ARCHIVE_KEY_PREFIX}${timestamp}`;
 }
 
+/**
+ * Version of the catalog index: an integer the publish and prune scripts increment with every
+ * change they make. A replica reads it before a full resync and skips the resync (no index
+ * read, no snapshot, no render) when it equals the version of its last full load. Missing
+ * (Redis restarted empty, flushed) means "unknown": the replica reads the index.
+ */
+export const CATALOG_VERSION_KEY = `${HASH_TAG}:catalog:version`;
+
 /** Pub/sub channel of catalog changes (JSON publish and prune events) for every replica. */
 export const CATALOG_EVENTS_CHANNEL = `${HASH_TAG}:events`;
 

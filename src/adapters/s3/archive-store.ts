@@ -1,20 +1,26 @@
 /**
  * Archive bytes from an S3-compatible bucket: the production `ArchiveStore`. Each range is one
- * ranged GET of absolute offsets computed by the service (never a suffix range); the upstream
- * status, Content-Range, size and ETag are checked before the stream is returned, because the
- * HTTP response has already fixed its Content-Length and must never carry wrong bytes.
- * Failures map to the service's errors where they are caught: a missing object is 404, every
- * other store failure 503 with the detail only in `cause`. A circuit breaker fails fast while
- * the store is down, and a client that goes away takes its upstream request with it.
+ * plain GET of absolute offsets computed by the service (never a suffix range) on a presigned
+ * URL cached per object, over the client's keep-alive pool: no signing or SDK plumbing per read.
+ * The upstream status, Content-Range, size and ETag are checked before the stream is returned,
+ * because the HTTP response has already fixed its Content-Length and must never carry wrong
+ * bytes.
+ *
+ * What counts against the store (the circuit breaker) is only what says the store is failing:
+ * a refused or hanging connection, no first byte within `timeoutMs` of getting a socket, a 5xx.
+ * A missing, replaced or forbidden object is a fact about that object (`NotFoundError`,
+ * `ArchiveObjectError`); waiting for a free local socket is local (`StoreBusyError`); a client
+ * that leaves is the client's (`ClientGoneError`). None of those moves the breaker.
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
+import { ArchiveObjectError, ClientGoneError, StoreBusyError } from '../../domain/archive-errors';
 import type { ArchiveMeta, ArchiveStore, ByteWindow } from '../../domain/ports';
-import { NotFoundError, ServiceUnavailableError } from '../../errors';
+import { AlreadyReportedError, NotFoundError, ServiceUnavailableError } from '../../errors';
 import type { Logger } from '../../logger';
 import { createCircuitBreaker, type BreakerPermit } from './circuit-breaker';
 import { objectKey, S3TimeoutError, type S3Client } from './client';
-import { describeS3Error, isS3NotFound } from './errors';
+import { createPresignedUrls } from './presigned-urls';
 import { planRangeBody, RangeMismatchError } from './range-response';
 import { createWindowStream, UpstreamTruncatedError } from './window-stream';
 
@@ -31,7 +37,10 @@ export interface S3ArchiveStoreOptions {
   readonly bucket: string;
   /** Object key prefix; keys are `{prefix}{YYYYMMDDHHmm}.pmtiles`. */
   readonly prefix: string;
-  /** Longest wait for the upstream response headers (time to first byte) before a 503. */
+  /**
+   * Longest wait for the upstream response headers, counted from the moment the request has a
+   * socket (connecting included, queueing for a pooled socket not), before a 503.
+   */
   readonly timeoutMs: number;
   readonly logger: Logger;
   /** Consecutive store failures that open the breaker (default 5). */
@@ -40,22 +49,31 @@ export interface S3ArchiveStoreOptions {
   readonly breakerCooldownMs?: number;
   /**
    * Longest gap in an upstream body once it flows (default 30000 ms). Longer than the
-   * first-byte limit because a slow client legitimately pauses the upstream.
+   * first-byte limit because a slow client legitimately pauses the upstream; the HTTP layer's
+   * send timeout cuts a client that stops reading before this fires.
    */
   readonly bodyIdleTimeoutMs?: number;
+  /** Longest wait for a free pooled socket before the read is refused (default 5000 ms). */
+  readonly socketWaitMs?: number;
+  /** Lifetime of the presigned URLs (default 3600 s; re-issued after half of it). */
+  readonly presignExpirySeconds?: number;
 }
 
-/** Why an upstream request was cut before its response arrived. */
-class ClientGoneError extends Error {
-  constructor() {
-    super('client went away before the store answered');
-    this.name = 'ClientGoneError';
-  }
-}
+/** Why a request ended before its response arrived, and what that says about the store. */
+type Verdict = 'failure' | 'release';
 
 interface Upstream {
   readonly response: IncomingMessage;
-  readonly request: ClientRequest | undefined;
+  readonly request: ClientRequest;
+}
+
+class RequestCancelled extends Error {
+  constructor(
+    readonly reason: Error,
+    readonly verdict: Verdict,
+  ) {
+    super(reason.message, { cause: reason });
+  }
 }
 
 function isConnectionReset(err: unknown): boolean {
@@ -63,17 +81,32 @@ function isConnectionReset(err: unknown): boolean {
   return code === 'ECONNRESET' || code === 'EPIPE';
 }
 
+/** Reads a small error body (an S3 XML error document) and returns its `<Code>`. */
+async function errorCode(response: IncomingMessage): Promise<string | undefined> {
+  let text = '';
+  for await (const chunk of response) {
+    if (text.length < 4096) text += (chunk as Buffer).toString('utf8');
+  }
+  return /<Code>([^<]{1,64})<\/Code>/.exec(text)?.[1];
+}
+
 /** Creates the store. The client's agent is destroyed by `close()`. */
 export function createS3ArchiveStore(options: S3ArchiveStoreOptions): S3ArchiveStore {
   const { client, bucket, prefix, timeoutMs, logger } = options;
   const bodyIdleTimeoutMs = options.bodyIdleTimeoutMs ?? 30_000;
+  const socketWaitMs = options.socketWaitMs ?? 5_000;
   const breaker = createCircuitBreaker({
     threshold: options.breakerThreshold ?? 5,
     cooldownMs: options.breakerCooldownMs ?? 5_000,
   });
+  const urls = createPresignedUrls({
+    minio: client.minio,
+    bucket,
+    expirySeconds: options.presignExpirySeconds,
+  });
   let breakerWasOpen = false;
-  /** Failures of a request written into a pooled connection the store had closed. */
-  const staleSocketFailures = new WeakSet<object>();
+  /** Objects already reported as unservable, so a replaced object logs once, not per read. */
+  const reported = new Set<string>();
 
   const noteBreaker = () => {
     const open = breaker.isOpen();
@@ -83,109 +116,161 @@ export function createS3ArchiveStore(options: S3ArchiveStoreOptions): S3ArchiveS
     else logger.info({ bucket }, 'object store circuit breaker closed');
   };
 
+  const objectProblem = (key: string, err: ArchiveObjectError): ArchiveObjectError => {
+    const id = `${key}\0${err.reason}`;
+    if (!reported.has(id)) {
+      if (reported.size > 1000) reported.clear();
+      reported.add(id);
+      logger.warn({ key, reason: err.reason, err: err.message }, 'stored object not servable');
+    }
+    return err;
+  };
+
   /**
-   * Sends a GET for the window and resolves with the response once its headers arrive. At
-   * `timeoutMs`, or when `signal` aborts, the request is destroyed and the call rejects.
+   * Sends a GET for the window and resolves once the response headers arrive. Waiting for a
+   * pooled socket is bounded by `socketWaitMs` (a local refusal); from the socket on, the
+   * first byte must come within `budgetMs` (a store failure); `signal` aborts either.
    */
-  const requestOnce = (key: string, window: ByteWindow, signal: AbortSignal, budgetMs: number) =>
+  const requestOnce = (url: URL, window: ByteWindow, signal: AbortSignal, budgetMs: number) =>
     new Promise<Upstream>((resolve, reject) => {
-      let request: ClientRequest | undefined;
-      let cancelled: Error | undefined;
+      const request = client.transport.request(url, {
+        agent: client.agent,
+        method: 'GET',
+        headers: { Range: `bytes=${window.offset}-${window.offset + window.length - 1}` },
+      });
       let settled = false;
+      let firstByteTimer: NodeJS.Timeout | undefined;
       const settle = () => {
         settled = true;
-        clearTimeout(timer);
+        clearTimeout(waitTimer);
+        clearTimeout(firstByteTimer);
         signal.removeEventListener('abort', onAbort);
       };
-      const cancel = (reason: Error) => {
+      const cancel = (reason: Error, verdict: Verdict) => {
         if (settled) return;
         settle();
-        cancelled = reason;
-        request?.destroy(reason);
-        reject(reason);
+        request.destroy(reason);
+        reject(new RequestCancelled(reason, verdict));
       };
-      const timer = setTimeout(() => cancel(new S3TimeoutError(timeoutMs)), budgetMs);
-      const onAbort = () => cancel(new ClientGoneError());
+      const waitTimer = setTimeout(
+        () => cancel(new StoreBusyError('socket-wait'), 'release'),
+        socketWaitMs,
+      );
+      const onAbort = () => cancel(new ClientGoneError(), 'release');
       signal.addEventListener('abort', onAbort, { once: true });
-
-      const scope = {
-        onRequest: (req: ClientRequest) => {
-          request = req;
-          if (cancelled) req.destroy(cancelled);
-        },
-      };
-      client
-        .withRequestScope(scope, () =>
-          client.minio.getPartialObject(bucket, key, window.offset, window.length),
-        )
-        .then(
-          (res) => {
-            if (settled) return void res.destroy(); // lost the race: release its socket
-            settle();
-            resolve({ response: res as IncomingMessage, request });
-          },
-          (err: unknown) => {
-            if (settled) return;
-            settle();
-            if (request?.reusedSocket && isConnectionReset(err))
-              staleSocketFailures.add(err as object);
-            reject(err);
-          },
+      request.once('socket', () => {
+        clearTimeout(waitTimer);
+        if (settled) return;
+        firstByteTimer = setTimeout(
+          () => cancel(new S3TimeoutError(timeoutMs), 'failure'),
+          budgetMs,
         );
+      });
+      request.once('response', (response) => {
+        if (settled) return void response.destroy(); // lost the race: release its socket
+        settle();
+        resolve({ response, request });
+      });
+      request.on('error', (err) => {
+        if (settled) return;
+        settle();
+        reject(err);
+      });
+      request.end();
     });
 
   /**
-   * One ranged GET within `timeoutMs`. A keep-alive connection the store closed just as it was
-   * reused fails before any response; the GET is idempotent, so it is retried once on a fresh
-   * connection within what is left of the time limit.
+   * One ranged GET. A keep-alive connection the store closed just as it was reused fails
+   * before any response; the GET is idempotent, so it is retried once on a fresh connection
+   * within what is left of the time limit.
    */
   const requestWindow = async (
-    key: string,
+    url: URL,
     window: ByteWindow,
     signal: AbortSignal,
   ): Promise<Upstream> => {
     const started = Date.now();
     try {
-      return await requestOnce(key, window, signal, timeoutMs);
+      return await requestOnce(url, window, signal, timeoutMs);
     } catch (err) {
-      if (!staleSocketFailures.has(err as object) || signal.aborted) throw err;
-      return requestOnce(key, window, signal, Math.max(1, timeoutMs - (Date.now() - started)));
+      const stale = !(err instanceof RequestCancelled) && isConnectionReset(err);
+      if (!stale || signal.aborted) throw err;
+      return requestOnce(url, window, signal, Math.max(1, timeoutMs - (Date.now() - started)));
     }
+  };
+
+  /** The response headers for a window, re-signing once if the store refuses the URL. */
+  const fetchWindow = async (
+    key: string,
+    window: ByteWindow,
+    signal: AbortSignal,
+  ): Promise<Upstream> => {
+    const first = await requestWindow(await urls.urlFor(key), window, signal);
+    if (first.response.statusCode !== 403) return first;
+    // An expired URL, rotated credentials or a skewed clock: sign afresh once.
+    first.response.resume();
+    urls.forget(key);
+    return requestWindow(await urls.urlFor(key), window, signal);
   };
 
   return {
     async openRange(meta, window, signal) {
-      if (signal.aborted) throw new ServiceUnavailableError({ cause: new ClientGoneError() });
+      if (signal.aborted) throw new ClientGoneError();
       const permit: BreakerPermit | undefined = breaker.acquire();
       if (permit === undefined) {
         throw new ServiceUnavailableError({
-          cause: new Error('object store circuit breaker open'),
+          // Logged once when the breaker opened (noteBreaker), not once per refused request.
+          cause: new AlreadyReportedError('object store circuit breaker open'),
         });
       }
-      const key = objectKey(prefix, meta.timestamp);
-      let response: IncomingMessage;
-      let request: ClientRequest | undefined;
-      try {
-        ({ response, request } = await requestWindow(key, window, signal));
-      } catch (err) {
-        if (signal.aborted) {
-          permit.release();
-          throw new ServiceUnavailableError({ cause: err });
-        }
-        if (isS3NotFound(err)) {
-          permit.success();
-          noteBreaker();
-          throw new NotFoundError({ cause: err });
-        }
-        permit.failure();
+      const settle = (verdict: 'success' | Verdict) => {
+        permit[verdict]();
         noteBreaker();
-        logger.warn({ key, err: describeS3Error(err) }, 'object store read failed');
-        throw new ServiceUnavailableError({ cause: err });
+      };
+      const key = objectKey(prefix, meta.timestamp);
+      let upstream: Upstream;
+      try {
+        upstream = await fetchWindow(key, window, signal);
+      } catch (err) {
+        if (err instanceof RequestCancelled && err.verdict === 'release') {
+          settle('release');
+          throw err.reason;
+        }
+        if (signal.aborted) {
+          settle('release');
+          throw new ClientGoneError();
+        }
+        settle('failure');
+        const cause = err instanceof RequestCancelled ? err.reason : err;
+        logger.warn({ key, err: (cause as Error).message }, 'object store read failed');
+        throw new ServiceUnavailableError({ cause });
+      }
+      const { response, request } = upstream;
+      const status = response.statusCode ?? 0;
+
+      if (status !== 200 && status !== 206) {
+        const code = await errorCode(response).catch(() => undefined);
+        if (status === 404 && code !== 'NoSuchBucket') {
+          settle('success');
+          throw new NotFoundError({ cause: new Error(`${code ?? 'status 404'} for ${key}`) });
+        }
+        if (status === 403 || status === 416 || (status >= 400 && status < 500 && status !== 404)) {
+          settle('success');
+          const reason = status === 403 ? 'forbidden' : status === 416 ? 'size' : 'status';
+          throw objectProblem(
+            key,
+            new ArchiveObjectError(reason, `status ${status} ${code ?? ''}`.trim()),
+          );
+        }
+        settle('failure');
+        const cause = new Error(`object store answered ${status} ${code ?? ''}`.trim());
+        logger.warn({ key, err: cause.message }, 'object store read failed');
+        throw new ServiceUnavailableError({ cause });
       }
 
       let plan;
       try {
-        plan = planRangeBody(response.statusCode ?? 0, response.headers, {
+        plan = planRangeBody(status, response.headers, {
           offset: window.offset,
           length: window.length,
           size: meta.size,
@@ -193,22 +278,19 @@ export function createS3ArchiveStore(options: S3ArchiveStoreOptions): S3ArchiveS
         });
       } catch (err) {
         response.destroy();
-        permit.failure();
-        noteBreaker();
-        logger.error(
-          { key, err: (err as RangeMismatchError).message },
-          'object store answered the wrong bytes',
-        );
-        throw new ServiceUnavailableError({ cause: err });
+        settle('success'); // the store answered; this object is not the published version
+        const mismatch = err as RangeMismatchError;
+        throw objectProblem(key, new ArchiveObjectError(mismatch.reason, mismatch.detail));
       }
-      permit.success();
-      noteBreaker();
+      settle('success');
 
-      request?.setTimeout(bodyIdleTimeoutMs);
+      request.setTimeout(bodyIdleTimeoutMs, () =>
+        request.destroy(new S3TimeoutError(bodyIdleTimeoutMs)),
+      );
       const body = createWindowStream(response, plan);
       if (signal.aborted) {
         body.destroy();
-        throw new ServiceUnavailableError({ cause: new ClientGoneError() });
+        throw new ClientGoneError();
       }
       const onAbort = () => body.destroy();
       signal.addEventListener('abort', onAbort, { once: true });

@@ -31,6 +31,13 @@ export interface S3RequestScope {
 /** The minio client plus the per-request control the adapters need. */
 export interface S3Client {
   readonly minio: Client;
+  /**
+   * The keep-alive pool every request of this client uses; plain (presigned) reads go through
+   * it with `transport.request`, so they share sockets and limits with minio's calls.
+   */
+  readonly agent: http.Agent;
+  /** `node:http` or `node:https`, matching the endpoint. */
+  readonly transport: Pick<typeof http, 'request'>;
   /** Default idle limit of every request (connect, first byte, gaps in a body). */
   readonly timeoutMs: number;
   /** Runs `fn`; every S3 request it starts is bound to `scope`. */
@@ -64,7 +71,10 @@ function countSockets(pool: NodeJS.ReadOnlyDict<unknown[]>): number {
  * Creates the client for `settings`. `timeoutMs` bounds how long any request may sit idle
  * (no connection, no first byte, a stalled body) before it is destroyed with `S3TimeoutError`.
  */
-export function createS3Client(settings: S3Settings, options: { timeoutMs: number }): S3Client {
+export function createS3Client(
+  settings: S3Settings,
+  options: { timeoutMs: number; maxSockets?: number },
+): S3Client {
   const url = new URL(settings.endpoint);
   if (url.pathname !== '/' || url.search !== '') {
     throw new Error(`S3 endpoint must not have a path or query: ${settings.endpoint}`);
@@ -73,7 +83,7 @@ export function createS3Client(settings: S3Settings, options: { timeoutMs: numbe
   const base = useSSL ? https : http;
   const agent = new base.Agent({
     keepAlive: true,
-    maxSockets: 256,
+    maxSockets: options.maxSockets ?? 256,
     maxFreeSockets: 64,
     scheduling: 'lifo',
     timeout: FREE_SOCKET_TIMEOUT_MS,
@@ -112,6 +122,8 @@ export function createS3Client(settings: S3Settings, options: { timeoutMs: numbe
   let closed = false;
   return {
     minio,
+    agent,
+    transport: base,
     timeoutMs: options.timeoutMs,
     withRequestScope: (scope, fn) => scopes.run(scope, fn),
     sockets: () => ({ busy: countSockets(agent.sockets), idle: countSockets(agent.freeSockets) }),

@@ -7,6 +7,7 @@
  * locally. Any other disagreement is an error: never send wrong bytes.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { ArchiveObjectReason } from '../../domain/archive-errors';
 import { normalizeEtag } from './etag';
 
 /** Which part of the upstream body to deliver: skip `skip` bytes, then pass `length`. */
@@ -33,7 +34,11 @@ export interface RangeRequest {
 
 /** The upstream answer does not provably contain the requested bytes. */
 export class RangeMismatchError extends Error {
-  constructor(detail: string) {
+  constructor(
+    /** What disagreed, for counting by reason. */
+    readonly reason: ArchiveObjectReason,
+    readonly detail: string,
+  ) {
     super(`upstream range answer rejected: ${detail}`);
     this.name = 'RangeMismatchError';
   }
@@ -79,26 +84,33 @@ export function planRangeBody(
   const upstreamEtag = header(headers, 'etag');
   if (request.etag !== undefined && upstreamEtag !== undefined) {
     if (normalizeEtag(upstreamEtag) !== normalizeEtag(request.etag)) {
-      throw new RangeMismatchError(`ETag ${upstreamEtag}, expected ${request.etag}`);
+      throw new RangeMismatchError('etag', `ETag ${upstreamEtag}, expected ${request.etag}`);
     }
   }
   const contentLength = parseLength(header(headers, 'content-length'));
 
   if (status === 206) {
     const range = parseContentRange(header(headers, 'content-range'));
-    if (range === undefined) throw new RangeMismatchError(`206 without a usable Content-Range`);
+    if (range === undefined)
+      throw new RangeMismatchError('range', `206 without a usable Content-Range`);
     const { start, end, total } = range;
     if (size !== undefined && total !== size) {
-      throw new RangeMismatchError(`object size ${total ?? '*'}, expected ${size}`);
+      throw new RangeMismatchError('size', `object size ${total ?? '*'}, expected ${size}`);
     }
     // An empty object has no byte to range over; s3rver still answers `bytes 0-0/0`.
     if (size === undefined && total === 0)
       return { skip: 0, length: 0, bodyLength: contentLength ?? 0 };
     if (end < start || (total !== undefined && end >= total)) {
-      throw new RangeMismatchError(`invalid Content-Range bytes ${start}-${end}/${total ?? '*'}`);
+      throw new RangeMismatchError(
+        'range',
+        `invalid Content-Range bytes ${start}-${end}/${total ?? '*'}`,
+      );
     }
     if (contentLength !== undefined && contentLength !== end - start + 1) {
-      throw new RangeMismatchError(`Content-Length ${contentLength} for bytes ${start}-${end}`);
+      throw new RangeMismatchError(
+        'range',
+        `Content-Length ${contentLength} for bytes ${start}-${end}`,
+      );
     }
     const wantEnd =
       size === undefined && total !== undefined
@@ -106,6 +118,7 @@ export function planRangeBody(
         : offset + length - 1;
     if (start > offset || end < wantEnd) {
       throw new RangeMismatchError(
+        'range',
         `got bytes ${start}-${end}, asked ${offset}-${offset + length - 1}`,
       );
     }
@@ -114,16 +127,20 @@ export function planRangeBody(
 
   if (status === 200) {
     // The whole object: usable only when its size is announced (and agrees).
-    if (contentLength === undefined) throw new RangeMismatchError('200 without Content-Length');
+    if (contentLength === undefined)
+      throw new RangeMismatchError('range', '200 without Content-Length');
     if (size !== undefined && contentLength !== size) {
-      throw new RangeMismatchError(`200 with ${contentLength} bytes, expected ${size}`);
+      throw new RangeMismatchError('size', `200 with ${contentLength} bytes, expected ${size}`);
     }
     const available = Math.max(0, Math.min(offset + length, contentLength) - offset);
     if (size !== undefined && available !== length) {
-      throw new RangeMismatchError(`window ${offset}+${length} outside ${contentLength} bytes`);
+      throw new RangeMismatchError(
+        'size',
+        `window ${offset}+${length} outside ${contentLength} bytes`,
+      );
     }
     return { skip: offset, length: available, bodyLength: contentLength };
   }
 
-  throw new RangeMismatchError(`status ${status}`);
+  throw new RangeMismatchError('status', `status ${status}`);
 }

@@ -3,6 +3,7 @@
  * here costs no rate-limit point and learns nothing about the resources.
  */
 import type { Middleware } from 'koa';
+import type { OriginPolicy } from '../../domain/origin-policy';
 import type { KeyStore } from '../../domain/ports';
 import { ForbiddenError, UnauthorizedError } from '../../errors';
 import { parseBearer } from '../credentials';
@@ -12,6 +13,8 @@ export interface Caller {
   readonly keyId: string;
   readonly appId: string;
   readonly limit: number;
+  /** The key's allowed origins, checked by `checkOrigin`; absent: any origin. */
+  readonly originPolicy?: OriginPolicy;
 }
 
 /** Observer for auth failures (metrics hook); reason is a fixed vocabulary. */
@@ -40,7 +43,12 @@ export function authenticate(
       onFailure(decision.reason);
       throw new ForbiddenError();
     }
-    const caller: Caller = { keyId: decision.keyId, appId: decision.appId, limit: decision.limit };
+    const caller: Caller = {
+      keyId: decision.keyId,
+      appId: decision.appId,
+      limit: decision.limit,
+      ...(decision.originPolicy !== undefined ? { originPolicy: decision.originPolicy } : {}),
+    };
     ctx.state.caller = caller;
     return next();
   };

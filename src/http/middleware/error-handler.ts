@@ -3,6 +3,7 @@
  * message. Unknown errors become a logged 500 whose body reveals nothing internal.
  */
 import type { Middleware } from 'koa';
+import { ArchiveObjectError, ClientGoneError, StoreBusyError } from '../../domain/archive-errors';
 import {
   BadRequestError,
   errorRecord,
@@ -12,6 +13,7 @@ import {
   ServiceUnavailableError,
 } from '../../errors';
 import type { Logger } from '../../logger';
+import { createErrorLogSampler } from '../error-log-sampler';
 
 /** Headers describing a representation; they never belong on an error record. */
 const REPRESENTATION_HEADERS = [
@@ -24,9 +26,21 @@ const REPRESENTATION_HEADERS = [
   'content-disposition',
 ];
 
-/** Maps foreign errors (koa, router, http-errors) onto the registry by status. */
+/**
+ * A stored object that is not the published version: ingest re-validates it within a pass or
+ * two and republishes or unpublishes it, so a retry after this long finds the answer.
+ */
+export const OBJECT_RETRY_AFTER_S = 10;
+/** A read refused for the caller's share of store connections: they free up within seconds. */
+export const BUSY_RETRY_AFTER_S = 1;
+
+/** Maps foreign errors (koa, router, http-errors, the stores' own) onto the registry. */
 function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
+  if (err instanceof ArchiveObjectError)
+    return new ServiceUnavailableError({ cause: err, retryAfterS: OBJECT_RETRY_AFTER_S });
+  if (err instanceof StoreBusyError)
+    return new ServiceUnavailableError({ cause: err, retryAfterS: BUSY_RETRY_AFTER_S });
   const status = (err as { status?: unknown } | null)?.status;
   switch (status) {
     case 400:
@@ -43,16 +57,30 @@ function toHttpError(err: unknown): HttpError {
   }
 }
 
-/** Creates the error middleware; `logger` records 5xx causes. */
+/**
+ * Creates the error middleware; 5xx causes go to `logger` through a sampler (one full line per
+ * kind of cause, then at most one per 10 s with a count; causes already reported at their
+ * source, such as breaker fast-fails, none).
+ */
 export function errorHandler(logger: Logger): Middleware {
+  const sampler = createErrorLogSampler({ logger });
   return async (ctx, next) => {
     try {
       await next();
     } catch (err) {
+      // A client that left is a client event (the request log records 499): nobody to answer,
+      // nothing to log as an error.
+      if (err instanceof ClientGoneError || ctx.req.socket.destroyed) {
+        ctx.req.socket.destroy();
+        return;
+      }
       const error = toHttpError(err);
-      if (error.status >= 500) {
+      if (error instanceof ServiceUnavailableError && !(err instanceof HttpError)) {
+        // Per-object problems and refused reads are counted by reason; a warning is enough.
+        logger.warn({ err: (err as Error).message, path: ctx.path }, 'archive read refused');
+      } else if (error.status >= 500) {
         const cause = err instanceof HttpError ? (err.cause ?? err) : err;
-        logger.error({ err: cause, path: ctx.path, method: ctx.method }, 'request failed');
+        sampler.report(error.status, cause, { path: ctx.path, method: ctx.method });
       }
       if (ctx.headerSent || !ctx.writable) {
         // Headers already left: the only honest signal left is to cut the connection.

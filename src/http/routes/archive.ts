@@ -15,6 +15,7 @@ import {
 } from '../../errors';
 import { selectRange } from '../byte-range';
 import { evaluatePreconditions, ifRangeAllows } from '../conditional';
+import type { Caller } from '../middleware/authenticate';
 
 export const PMTILES_CONTENT_TYPE = 'application/vnd.pmtiles';
 
@@ -81,7 +82,11 @@ export function archiveRoute(deps: ArchiveRouteDeps): Middleware {
       res.once('close', () => {
         if (!res.writableFinished) abort.abort();
       });
-      ctx.body = await deps.store.openRange(meta, window, abort.signal);
+      const caller = ctx.state.caller as Caller | undefined;
+      ctx.body = await deps.store.openRange(meta, window, abort.signal, {
+        keyId: caller?.keyId,
+        address: ctx.ip,
+      });
     }
     ctx.set(common);
     ctx.set('Content-Type', PMTILES_CONTENT_TYPE);

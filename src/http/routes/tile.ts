@@ -16,6 +16,7 @@ import { EMPTY_TILE_PNG } from '../../tiles/empty-tile';
 import { parseTileCoordinates } from '../../tiles/tile-coordinates';
 import type { TileLocator } from '../../tiles/tile-locator';
 import { evaluatePreconditions } from '../conditional';
+import type { Caller } from '../middleware/authenticate';
 
 export interface TileRouteDeps {
   readonly catalog: CatalogReader;
@@ -96,7 +97,11 @@ export function tileRoute(deps: TileRouteDeps): Middleware {
       res.once('close', () => {
         if (!res.writableFinished) abort.abort();
       });
-      ctx.body = await deps.store.openRange(meta, window, abort.signal);
+      const caller = ctx.state.caller as Caller | undefined;
+      ctx.body = await deps.store.openRange(meta, window, abort.signal, {
+        keyId: caller?.keyId,
+        address: ctx.ip,
+      });
       // Koa guesses a type from a Buffer/stream body; the tile's type is fixed.
       ctx.set('Content-Type', 'image/png');
     }

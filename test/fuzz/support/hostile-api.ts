@@ -132,13 +132,13 @@ export async function startHostileApi(
       ...ports,
       store: {
         ...ports.store,
-        openRange: (meta, window, signal) => {
+        openRange: (meta, window, signal, owner) => {
           storeCalls.push({
             timestamp: meta.timestamp,
             offset: window.offset,
             length: window.length,
           });
-          return ports.store.openRange(meta, window, signal);
+          return ports.store.openRange(meta, window, signal, owner);
         },
       },
       limiter: {

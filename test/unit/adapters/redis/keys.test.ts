@@ -13,6 +13,7 @@ describe('Redis key names', () => {
       keys.TIMESTAMPS_KEY,
       keys.archiveKey('202405011200'),
       keys.CATALOG_EVENTS_CHANNEL,
+      keys.CATALOG_VERSION_KEY,
       keys.INGEST_LEADER_KEY,
       keys.KEY_REGISTRY_KEY,
       keys.KEY_EVENTS_CHANNEL,

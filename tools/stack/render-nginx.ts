@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 
-/** The shipped production config, relative to this module (src/stack or dist/stack). */
+/** The shipped production config, relative to this module (tools/stack). */
 export const NGINX_TEMPLATE_PATH = path.resolve(__dirname, '../../nginx/nginx.conf');
 
 export interface NginxRenderOptions {

@@ -9,7 +9,7 @@ import {
   NGINX_TEMPLATE_PATH,
   renderNginxConfig,
   type NginxRenderOptions,
-} from '../../../src/stack/render-nginx';
+} from '../../../tools/stack/render-nginx';
 
 const shipped = fs.readFileSync(NGINX_TEMPLATE_PATH, 'utf8');
 const options: NginxRenderOptions = {

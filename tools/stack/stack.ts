@@ -9,20 +9,20 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { generateApiKey } from '../adapters/fs/key-file';
-import { hashApiKey } from '../domain/key-registry';
+import { generateApiKey } from '../../src/adapters/fs/key-file';
+import { hashApiKey } from '../../src/domain/key-registry';
 import {
   demoBanner,
   DEMO_APP_ID,
   DEMO_KEY_ID,
   type DemoCredentials,
-} from '../embedded/demo-credentials';
-import { startChild, type StackChild } from '../stack/child-process';
-import { freePort } from '../stack/free-port';
-import { startLocalNginx, type LocalNginx } from '../stack/local-nginx';
-import { startLocalRedis } from '../stack/local-redis';
-import { startLocalS3 } from '../stack/local-s3';
-import { openKeyAdmin } from '../wiring/keys';
+} from '../../src/embedded/demo-credentials';
+import { startChild, type StackChild } from './child-process';
+import { freePort } from './free-port';
+import { startLocalNginx, type LocalNginx } from './local-nginx';
+import { startLocalRedis } from './local-redis';
+import { startLocalS3 } from './local-s3';
+import { openKeyAdmin } from '../../src/wiring/keys';
 
 const USAGE = `usage: npm run stack -- [--replicas N] [--port P] [--edge-port E] [--no-edge] [--backfill N] [--max-zoom Z] [--log-level LEVEL]
   --replicas N   API replicas (default 2)
@@ -77,7 +77,8 @@ async function main(): Promise<void> {
   const stateDir = path.resolve('.stack');
   const s3Dir = path.join(stateDir, 's3');
   await fs.mkdir(s3Dir, { recursive: true });
-  const bin = path.resolve(__dirname);
+  // The production entry points, as the image runs them (`npm run stack` builds them first).
+  const bin = path.resolve(__dirname, '../../dist/bin');
   const children: StackChild[] = [];
   const stoppers: Array<() => Promise<void>> = [];
   let edge: LocalNginx | undefined;

@@ -12,11 +12,11 @@ import { build } from 'esbuild';
 import type { Feature, FeatureCollection, Geometry, Position } from 'geojson';
 import { feature, mesh } from 'topojson-client';
 import type { GeometryCollection, Topology } from 'topojson-specification';
-import type { Basemap } from './basemap';
-import { defaultViewerAssetsDir } from './viewer-routes';
+import type { Basemap } from '../src/viewer/basemap';
+import { defaultViewerAssetsDir } from '../src/viewer/viewer-routes';
 
 /** Root of this checkout, from `src/viewer` or `dist/viewer` alike. */
-const ROOT = path.resolve(__dirname, '..', '..');
+const ROOT = path.resolve(__dirname, '..');
 
 export type { Basemap };
 

@@ -1,0 +1,52 @@
+/**
+ * Counts radar pixels in a browser screenshot: pixels within 2 per channel of a reflectivity
+ * palette colour (rounding in the GL pipeline), split by whether they fall in a set of boxes.
+ */
+import { PNG } from 'pngjs';
+import { paletteRgba } from '../../src/sim/palette';
+
+export interface PixelBox {
+  readonly left: number;
+  readonly top: number;
+  readonly right: number;
+  readonly bottom: number;
+}
+
+let lookup: Map<number, number> | undefined;
+
+function paletteLookup(): Map<number, number> {
+  if (lookup) return lookup;
+  lookup = new Map();
+  paletteRgba()
+    .slice(1)
+    .forEach(([r, g, b], index) => {
+      for (let dr = -2; dr <= 2; dr++)
+        for (let dg = -2; dg <= 2; dg++)
+          for (let db = -2; db <= 2; db++)
+            lookup!.set(((r + dr) << 16) | ((g + dg) << 8) | (b + db), index);
+    });
+  return lookup;
+}
+
+/** Palette pixels of `png`: total, how many fall in any of `boxes`, distinct colours seen. */
+export function countPalettePixels(png: PNG, boxes: readonly PixelBox[] = []) {
+  const colours = paletteLookup();
+  let total = 0;
+  let inBoxes = 0;
+  const seen = new Set<number>();
+  for (let y = 0; y < png.height; y++) {
+    for (let x = 0; x < png.width; x++) {
+      const i = (y * png.width + x) * 4;
+      const match = colours.get((png.data[i]! << 16) | (png.data[i + 1]! << 8) | png.data[i + 2]!);
+      if (match === undefined) continue;
+      total++;
+      seen.add(match);
+      if (boxes.some((b) => x >= b.left && x <= b.right && y >= b.top && y <= b.bottom)) inBoxes++;
+    }
+  }
+  return { total, inBoxes, colours: seen.size };
+}
+
+export function decodePng(bytes: Buffer): PNG {
+  return PNG.sync.read(bytes);
+}
