@@ -17,8 +17,8 @@ import { closeRedisClient, createRedisClient } from '../../src/adapters/redis/cl
 import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import { hashApiKey } from '../../src/domain/key-registry';
 import { createSilentLogger } from '../../src/logger';
-import { startLocalS3, type LocalS3 } from '../../src/stack/local-s3';
-import type { LocalNginx } from '../../src/stack/local-nginx';
+import { startLocalS3, type LocalS3 } from '../../tools/stack/local-s3';
+import type { LocalNginx } from '../../tools/stack/local-nginx';
 import { buildArchive } from '../fixtures/archives';
 import { startEdge } from './edge-stack';
 import { startRedis, waitUntil, type RedisServer } from './redis-server';
