@@ -91,40 +91,46 @@ function startTraffic(edgeUrl: string, upload: (timestamp: string) => Promise<bo
     let uploaded = '';
     let uploading = false;
     for (let round = 0; running; round++) {
-      // In the background: while the store is down an upload waits for its timeout, and the
-      // clients must not wait with it.
-      const now = currentTimestamp();
-      if (now !== uploaded && !uploading) {
-        uploading = true;
-        void upload(now)
-          .then((ok) => {
-            if (ok) uploaded = now;
-          })
-          .finally(() => (uploading = false));
-      }
-      // Now and then a client with a revoked key, as on any public API (401: not an SLO event).
-      if (round % 20 === 0) {
-        const denied = await fetch(`${edgeUrl}/status.json`, {
-          headers: { ...headers, Authorization: 'Bearer rk_revoked-0000000000' },
+      // Any failure (a refused connection, a body cut off by the timeout) is one client error;
+      // the loop itself never stops before the test says so.
+      try {
+        // In the background: while the store is down an upload waits for its timeout, and the
+        // clients must not wait with it.
+        const now = currentTimestamp();
+        if (now !== uploaded && !uploading) {
+          uploading = true;
+          void upload(now)
+            .then((ok) => {
+              if (ok) uploaded = now;
+            })
+            .finally(() => (uploading = false));
+        }
+        // Now and then a client with a revoked key, as on any public API (401: not an SLO event).
+        if (round % 20 === 0) {
+          const denied = await fetch(`${edgeUrl}/status.json`, {
+            headers: { ...headers, Authorization: 'Bearer rk_revoked-0000000000' },
+            signal: AbortSignal.timeout(5000),
+          }).catch(() => undefined);
+          await denied?.arrayBuffer();
+          count(denied?.status ?? 'error');
+        }
+        const status = await fetch(`${edgeUrl}/status.json`, {
+          headers,
           signal: AbortSignal.timeout(5000),
         }).catch(() => undefined);
-        await denied?.arrayBuffer();
-        count(denied?.status ?? 'error');
-      }
-      const status = await fetch(`${edgeUrl}/status.json`, {
-        headers,
-        signal: AbortSignal.timeout(5000),
-      }).catch(() => undefined);
-      count(status?.status ?? 'error');
-      if (status?.status === 200) latest = ((await status.json()) as { latest: string }).latest;
-      else await status?.arrayBuffer();
-      if (latest) {
-        const range = await fetch(`${edgeUrl}/tiles/${latest}.pmtiles`, {
-          headers: { ...headers, Range: 'bytes=0-16383' },
-          signal: AbortSignal.timeout(5000),
-        }).catch(() => undefined);
-        await range?.arrayBuffer();
-        count(range?.status ?? 'error');
+        count(status?.status ?? 'error');
+        if (status?.status === 200) latest = ((await status.json()) as { latest: string }).latest;
+        else await status?.arrayBuffer();
+        if (latest) {
+          const range = await fetch(`${edgeUrl}/tiles/${latest}.pmtiles`, {
+            headers: { ...headers, Range: 'bytes=0-16383' },
+            signal: AbortSignal.timeout(5000),
+          }).catch(() => undefined);
+          await range?.arrayBuffer();
+          count(range?.status ?? 'error');
+        }
+      } catch {
+        count('error');
       }
       await new Promise((r) => setTimeout(r, 150));
     }

@@ -335,7 +335,9 @@ export async function startObservabilityStack(
         .putObject(bucket, `${timestamp}.pmtiles`, bytes, bytes.length)
         .then(() => true)
         .catch(() => false);
-      const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5000));
+      const timeout = new Promise<boolean>((resolve) =>
+        setTimeout(() => resolve(false), 5000).unref(),
+      );
       return Promise.race([put, timeout]);
     };
     await options.beforeMonitoring?.(nginx.url, upload);
