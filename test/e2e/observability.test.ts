@@ -28,6 +28,7 @@ import {
   type Notification,
   type ObservabilityStack,
 } from '../harness/observability-stack';
+import { request } from '../harness/http-client';
 import { waitUntil } from '../harness/redis-server';
 
 const TIME_FACTOR = 20;
@@ -107,26 +108,22 @@ function startTraffic(edgeUrl: string, upload: (timestamp: string) => Promise<bo
         }
         // Now and then a client with a revoked key, as on any public API (401: not an SLO event).
         if (round % 20 === 0) {
-          const denied = await fetch(`${edgeUrl}/status.json`, {
+          const denied = await request(edgeUrl, '/status.json', {
             headers: { ...headers, Authorization: 'Bearer rk_revoked-0000000000' },
-            signal: AbortSignal.timeout(5000),
+            timeoutMs: 5000,
           }).catch(() => undefined);
-          await denied?.arrayBuffer();
           count(denied?.status ?? 'error');
         }
-        const status = await fetch(`${edgeUrl}/status.json`, {
-          headers,
-          signal: AbortSignal.timeout(5000),
-        }).catch(() => undefined);
+        const status = await request(edgeUrl, '/status.json', { headers, timeoutMs: 5000 }).catch(
+          () => undefined,
+        );
         count(status?.status ?? 'error');
-        if (status?.status === 200) latest = ((await status.json()) as { latest: string }).latest;
-        else await status?.arrayBuffer();
+        if (status?.status === 200) latest = status.json<{ latest: string }>().latest;
         if (latest) {
-          const range = await fetch(`${edgeUrl}/tiles/${latest}.pmtiles`, {
+          const range = await request(edgeUrl, `/tiles/${latest}.pmtiles`, {
             headers: { ...headers, Range: 'bytes=0-16383' },
-            signal: AbortSignal.timeout(5000),
+            timeoutMs: 5000,
           }).catch(() => undefined);
-          await range?.arrayBuffer();
           count(range?.status ?? 'error');
         }
       } catch {
