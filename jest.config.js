@@ -4,6 +4,7 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest'] },
+  globalSetup: '<rootDir>/test/harness/global-setup.ts',
   testTimeout: 30000,
   maxWorkers: 2,
 };

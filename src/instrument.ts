@@ -12,6 +12,7 @@ import {
 import type { ArchiveStore, CatalogReader } from './domain/ports';
 import { parseTimestamp } from './domain/timestamps';
 import { HttpError } from './errors';
+import { AUTH_FAILURE_REASONS } from './http/middleware/authenticate';
 import type { ApiMetrics } from './metrics';
 
 /**
@@ -29,11 +30,31 @@ function countFailure(metrics: ApiMetrics, operation: string, err: unknown): voi
   }
 }
 
+/** Store operations and error kinds of `radar_object_store_errors_total` (closed lists). */
+export const STORE_OPERATIONS = ['get_range', 'probe'] as const;
+export const STORE_ERROR_KINDS = ['not_found', 'unavailable'] as const;
+
+/**
+ * Labelled counters with a known vocabulary start at 0 for every value, so dashboards and
+ * `rate()` see a series before the first event: auth failures by reason, and limiter
+ * decisions for the default tier (other tiers appear with their first request).
+ */
+export function primeApiMetrics(metrics: ApiMetrics, options: { defaultLimit: number }): void {
+  for (const reason of AUTH_FAILURE_REASONS) metrics.authFailures.inc({ reason }, 0);
+  for (const decision of ['allowed', 'limited'])
+    metrics.rateLimitDecisions.inc({ decision, tier: String(options.defaultLimit) }, 0);
+}
+
 /** Wraps a store so each range open is timed to its first byte and each failure counted. */
 export function instrumentArchiveStore(store: ArchiveStore, metrics: ApiMetrics): ArchiveStore {
+  for (const operation of STORE_OPERATIONS)
+    for (const kind of STORE_ERROR_KINDS) metrics.storeErrors.inc({ operation, kind }, 0);
   for (const reason of ARCHIVE_OBJECT_REASONS) metrics.storeObjectErrors.inc({ reason }, 0);
   for (const reason of STORE_BUSY_REASONS) metrics.storeReadsRefused.inc({ reason }, 0);
-  const timed = async <T>(operation: string, run: () => Promise<T>): Promise<T> => {
+  const timed = async <T>(
+    operation: (typeof STORE_OPERATIONS)[number],
+    run: () => Promise<T>,
+  ): Promise<T> => {
     const end = metrics.storeDuration.startTimer({ operation });
     try {
       return await run();

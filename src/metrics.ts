@@ -4,6 +4,15 @@
  * methods, statuses, reasons, operations. Never a timestamp, key, app or raw path.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { CATALOG_DROP_REASONS } from './adapters/redis/catalog-codec';
+import { UNPUBLISH_REASONS } from './ingest/ingest-cycle';
+import { READ_FAILURE_REASONS } from './ingest/read-failure';
+
+/** Creates each labelled series at 0, so `rate()` and dashboards see it before the first event. */
+function zeroed<T extends Counter<'reason'>>(counter: T, reasons: readonly string[]): T {
+  for (const reason of reasons) counter.inc({ reason }, 0);
+  return counter;
+}
 
 /** Latency buckets from sub-millisecond cache hits to multi-second archive downloads. */
 const LATENCY_BUCKETS = [
@@ -121,6 +130,15 @@ export function createApiMetrics(registry: Registry) {
       help: '1 when this replica snapshot is known to match the shared index.',
       registers: [registry],
     }),
+    catalogRefused: zeroed(
+      new Counter({
+        name: 'radar_catalog_entries_refused_total',
+        help: 'Catalog entries read from Redis and refused (not listed), by reason; each distinct entry once.',
+        labelNames: ['reason'] as const,
+        registers: [registry],
+      }),
+      CATALOG_DROP_REASONS,
+    ),
     catalogResyncAge: new Gauge({
       name: 'radar_catalog_resync_age_seconds',
       help: 'Seconds since this replica last confirmed its snapshot against the index (0 in embedded mode).',
@@ -170,6 +188,29 @@ export function createIngestMetrics(registry: Registry) {
       labelNames: ['reason'] as const,
       registers: [registry],
     }),
+    republished: new Counter({
+      name: 'radar_ingest_republished_total',
+      help: 'Published timestamps whose object was replaced by a valid archive and republished with its new metadata.',
+      registers: [registry],
+    }),
+    unpublished: zeroed(
+      new Counter({
+        name: 'radar_ingest_unpublished_total',
+        help: 'Timestamps withdrawn by ingest, by reason (replaced-invalid, replaced-unreadable, object-missing, catalog-junk).',
+        labelNames: ['reason'] as const,
+        registers: [registry],
+      }),
+      UNPUBLISH_REASONS,
+    ),
+    readFailures: zeroed(
+      new Counter({
+        name: 'radar_ingest_read_failures_total',
+        help: 'Failed reads or deletes of one object by ingest (retried with backoff), by reason.',
+        labelNames: ['reason'] as const,
+        registers: [registry],
+      }),
+      READ_FAILURE_REASONS,
+    ),
     lag: new Histogram({
       name: 'radar_ingest_lag_seconds',
       help: 'Object last-modified to published in the catalog.',

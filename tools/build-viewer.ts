@@ -124,6 +124,25 @@ export async function buildViewer(options: BuildViewerOptions = {}): Promise<str
     outdir: outDir,
     logLevel: 'warning',
   });
+  // The Leaflet and OpenLayers example pages (docs/examples.md), bundled the same way.
+  await build({
+    entryPoints: {
+      leaflet: path.join(web, 'examples', 'leaflet-main.ts'),
+      openlayers: path.join(web, 'examples', 'openlayers-main.ts'),
+    },
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: ['chrome111', 'firefox113', 'safari16.4'],
+    minify: options.minify ?? true,
+    sourcemap: 'linked',
+    legalComments: 'linked',
+    loader: { '.png': 'dataurl', '.svg': 'dataurl' },
+    outdir: outDir,
+    logLevel: 'warning',
+  });
+  for (const page of ['leaflet.html', 'openlayers.html'])
+    await fs.copyFile(path.join(web, 'examples', page), path.join(outDir, page));
   await fs.copyFile(path.join(web, 'index.html'), path.join(outDir, 'index.html'));
   // MapLibre (v5+) runs its worker from a separate module file; the page points it here.
   await fs.copyFile(

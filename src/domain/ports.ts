@@ -101,12 +101,23 @@ export interface CatalogReader {
 
 /** Write side of the catalog for ingest. */
 export interface CatalogWriter {
-  /** Publishes an archive; publishing an already published timestamp is a no-op. */
+  /**
+   * Publishes an archive, or replaces the metadata of a published timestamp whose object was
+   * replaced (or whose stored metadata is malformed). Resolves true when something was written
+   * and announced; publishing identical metadata again is a no-op (false).
+   */
   publish(meta: ArchiveMeta): Promise<boolean>;
+  /**
+   * Withdraws one timestamp (its object vanished or no longer validates); resolves whether it
+   * was listed. Replicas drop it like a pruned one.
+   */
+  unpublish(timestamp: string): Promise<boolean>;
   /** Removes timestamps older than `cutoffMs` (epoch ms); returns the removed ones. */
   prune(cutoffMs: number): Promise<string[]>;
-  /** Published timestamps, newest first. */
+  /** Every member of the index as stored, newest first, valid or not. */
   list(): Promise<string[]>;
+  /** Published archives whose stored metadata passes validation (what replicas may list). */
+  entries(): Promise<ArchiveMeta[]>;
 }
 
 /** Result of checking a request's credentials. */

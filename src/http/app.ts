@@ -20,7 +20,7 @@ import { corsMiddleware } from './middleware/cors';
 import { errorHandler } from './middleware/error-handler';
 import { protocolGuard } from './middleware/protocol-guard';
 import { rateLimit, type RateDecisionListener } from './middleware/rate-limit';
-import { requestLog } from './middleware/request-log';
+import { primeRequestSeries, requestLog } from './middleware/request-log';
 import { securityHeaders } from './middleware/security-headers';
 import { archiveRoute } from './routes/archive';
 import { statusRoute } from './routes/status';
@@ -65,6 +65,11 @@ export function createApp(deps: AppDeps): Koa {
   router.all('/tiles/:timestamp.pmtiles', ...guarded, archiveRoute(deps));
   mountTileRoutes(router, guarded, deps);
 
+  if (deps.metrics)
+    primeRequestSeries(
+      deps.metrics,
+      router.stack.map((layer) => layer.path).filter((p): p is string => typeof p === 'string'),
+    );
   app.use(requestLog(deps.logger, deps.metrics));
   app.use(errorHandler(deps.logger));
   app.use(securityHeaders());

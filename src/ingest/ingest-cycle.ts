@@ -1,23 +1,66 @@
 /**
- * One reconciliation pass of ingest: list the store, publish every new, valid, in-window
- * archive, then apply retention. Used by the embedded directory watcher and by the ingest
+ * One reconciliation pass of ingest: compare the store with the catalog and make the catalog
+ * true again, then apply retention. Used by the embedded directory watcher and by the ingest
  * worker alike; running it again is always safe (publishing is idempotent).
+ *
+ * - A new, valid, in-window object is published; an invalid one is rejected (once per version).
+ * - A published object whose listed size, ETag or date changed (replaced in the bucket or
+ *   on disk) is re-validated: republished with its new metadata when valid, else unpublished.
+ * - A published timestamp whose object is gone, and any catalog member that is not a valid,
+ *   in-window timestamp with valid metadata (junk written into Redis), is unpublished.
+ * - Reading one object can fail for reasons of that object alone (not found, access denied,
+ *   archived storage class, SSE-C, I/O error): that object is counted by reason and retried with
+ *   backoff; the others are published and retention runs all the same. Only a failure of the
+ *   store itself (listing, connection, 5xx) or of the catalog fails the pass.
  */
-import type { ArchiveSource, CatalogWriter, StoredObject } from '../domain/ports';
+import { FUTURE_SKEW_MS, objectProblem } from '../domain/archive-meta';
+import type { ArchiveMeta, ArchiveSource, CatalogWriter, StoredObject } from '../domain/ports';
 import { parseTimestamp, timestampFromFileName } from '../domain/timestamps';
 import type { Logger } from '../logger';
-import { validateArchiveHead } from '../pmtiles/validate';
+import { HEADER_REJECTION_REASONS, validateArchiveHead } from '../pmtiles/validate';
+import { createObjectBackoff } from './object-backoff';
+import { classifyReadFailure, describeReadFailure, type ReadFailureReason } from './read-failure';
+
+export { FUTURE_SKEW_MS } from '../domain/archive-meta';
 
 /** Bytes read to validate a header: the PMTiles root directory must lie inside them. */
 export const HEAD_BYTES = 16384;
-/** Archives this far in the future are clock errors, not data (they would pin `latest`). */
-export const FUTURE_SKEW_MS = 5 * 60_000;
 /** Objects are deleted this long after their timestamp left the catalog (in-flight reads). */
 export const DELETE_GRACE_MS = 10 * 60_000;
 
+/**
+ * Every reason ingest refuses an object (a closed list: the rejection metric exports each at 0
+ * from the start, and a new reason cannot be counted without being added here).
+ */
+export const INGEST_REJECTION_REASONS = [
+  'bad-name',
+  ...HEADER_REJECTION_REASONS,
+  'bad-size',
+  'bad-etag',
+  'bad-last-modified',
+] as const;
+export type IngestRejectionReason = (typeof INGEST_REJECTION_REASONS)[number];
+
+/** Why ingest withdrew a published timestamp. */
+export type UnpublishReason =
+  'replaced-invalid' | 'replaced-unreadable' | 'object-missing' | 'catalog-junk';
+
+/** Every value `UnpublishReason` can take, for metrics exported at 0. */
+export const UNPUBLISH_REASONS: readonly UnpublishReason[] = [
+  'replaced-invalid',
+  'replaced-unreadable',
+  'object-missing',
+  'catalog-junk',
+];
+
 export interface IngestEvents {
   onPublished?(timestamp: string, lagMs: number): void;
-  onRejected?(name: string, reason: string): void;
+  onRejected?(name: string, reason: IngestRejectionReason): void;
+  /** A published timestamp got new metadata (its object was replaced by a valid archive). */
+  onRepublished?(timestamp: string): void;
+  onUnpublished?(timestamp: string, reason: UnpublishReason): void;
+  /** One failed read (or delete) of one object; retried with backoff. */
+  onReadFailed?(name: string, reason: ReadFailureReason): void;
 }
 
 export interface IngestCycleOptions extends IngestEvents {
@@ -31,17 +74,32 @@ export interface IngestCycleOptions extends IngestEvents {
 export interface IngestCycle {
   /** Lists, publishes and prunes once. Rejects only when the store or catalog fails. */
   run(): Promise<void>;
+  /** Objects remembered as rejected or failing (bounded by what the store lists). */
+  tracked(): { readonly rejected: number; readonly failing: number };
 }
+
+/** A failure of the store as a whole: stops this pass's reads (retention still runs). */
+class StoreFailure extends Error {
+  constructor(readonly original: unknown) {
+    super(describeReadFailure(original));
+    this.name = 'StoreFailure';
+  }
+}
+
+const version = (o: { size: number; etag: string; lastModified: Date }) =>
+  `${o.size}:${o.etag}:${o.lastModified.getTime()}`;
 
 export function createIngestCycle(options: IngestCycleOptions): IngestCycle {
   const { source, catalog, logger } = options;
   const now = options.now ?? Date.now;
-  /** Objects already rejected, by name and version, so each is logged and counted once. */
+  /**
+   * Objects rejected, by name and version, so each is logged and counted once. Bounded: a name
+   * is forgotten when its object leaves the listing or its timestamp leaves retention.
+   */
   const rejected = new Map<string, string>();
+  const backoff = createObjectBackoff();
 
-  const version = (o: StoredObject) => `${o.size}:${o.etag}`;
-
-  const reject = (object: StoredObject, reason: string) => {
+  const reject = (object: StoredObject, reason: IngestRejectionReason) => {
     rejected.set(object.name, version(object));
     logger.warn(
       { object: object.name, size: object.size, reason },
@@ -50,54 +108,173 @@ export function createIngestCycle(options: IngestCycleOptions): IngestCycle {
     options.onRejected?.(object.name, reason);
   };
 
-  const consider = async (object: StoredObject, published: Set<string>, cutoffMs: number) => {
-    if (rejected.get(object.name) === version(object)) return;
+  const unpublish = async (timestamp: string, reason: UnpublishReason) => {
+    if (!(await catalog.unpublish(timestamp))) return;
+    logger.warn({ timestamp: JSON.stringify(timestamp.slice(0, 64)), reason }, 'unpublished');
+    options.onUnpublished?.(timestamp, reason);
+  };
+
+  /** The first bytes of `object`, or undefined after an isolated per-object failure. */
+  const readHead = async (object: StoredObject): Promise<Buffer | undefined> => {
+    try {
+      const head = await source.readHead(object.name, HEAD_BYTES);
+      const recovered = backoff.succeed(object.name);
+      if (recovered)
+        logger.info({ object: object.name, after: recovered.attempts }, 'object readable again');
+      return head;
+    } catch (err) {
+      const reason = classifyReadFailure(err);
+      if (reason === 'store') throw new StoreFailure(err);
+      const failure = backoff.fail(object.name, version(object), reason, now());
+      const fields = {
+        object: object.name,
+        reason,
+        attempts: failure.attempts,
+        retryInMs: failure.retryAtMs - now(),
+        err: describeReadFailure(err),
+      };
+      if (failure.attempts === 1) logger.warn(fields, 'object unreadable; retrying with backoff');
+      else logger.debug(fields, 'object still unreadable');
+      options.onReadFailed?.(object.name, reason);
+      return undefined;
+    }
+  };
+
+  /**
+   * Brings one listed object's timestamp in line with the object; returns the timestamp when
+   * it is (still) published afterwards.
+   */
+  const consider = async (
+    object: StoredObject,
+    published: ReadonlyMap<string, ArchiveMeta>,
+    cutoffMs: number,
+  ): Promise<string | undefined> => {
     const timestamp = timestampFromFileName(object.name);
-    if (timestamp === undefined) return reject(object, 'bad-name');
-    if (published.has(timestamp)) return;
-    const epochMs = parseTimestamp(timestamp) ?? 0;
-    if (epochMs < cutoffMs) return; // past retention: never (re)published
-    if (epochMs > now() + FUTURE_SKEW_MS) return; // reconsidered on later passes
-    const check = validateArchiveHead(await source.readHead(object.name, HEAD_BYTES), object.size);
-    if (!check.ok) return reject(object, check.reason);
-    const fresh = await catalog.publish({
+    const epochMs = timestamp === undefined ? undefined : parseTimestamp(timestamp);
+    if (epochMs !== undefined && epochMs < cutoffMs) return timestamp; // retention decides
+    if (rejected.get(object.name) === version(object)) return undefined;
+    if (timestamp === undefined || epochMs === undefined) return void reject(object, 'bad-name');
+    if (epochMs > now() + FUTURE_SKEW_MS) return undefined; // reconsidered on later passes
+    const current = published.get(timestamp);
+    if (current && version(current) === version(object)) return timestamp;
+    if (backoff.waiting(object.name, version(object), now())) {
+      if (current) await unpublish(timestamp, 'replaced-unreadable');
+      return undefined;
+    }
+    const head = await readHead(object);
+    if (head === undefined) {
+      if (current) await unpublish(timestamp, 'replaced-unreadable');
+      return undefined;
+    }
+    const check = validateArchiveHead(head, object.size);
+    const problem = check.ok ? objectProblem(object) : check.reason;
+    if (problem !== undefined) {
+      reject(object, problem);
+      if (current) await unpublish(timestamp, 'replaced-invalid');
+      return undefined;
+    }
+    const meta = {
       timestamp,
       size: object.size,
       etag: object.etag,
       lastModified: object.lastModified,
-    });
-    if (fresh) {
+    };
+    if (!(await catalog.publish(meta))) return timestamp;
+    if (current) {
+      logger.warn(
+        { timestamp, size: object.size, etag: object.etag, was: current.etag },
+        'archive replaced in the store; republished with its new metadata',
+      );
+      options.onRepublished?.(timestamp);
+    } else {
       const lagMs = Math.max(0, now() - object.lastModified.getTime());
       logger.info({ timestamp, size: object.size, lagMs }, 'archive published');
       options.onPublished?.(timestamp, lagMs);
     }
+    return timestamp;
+  };
+
+  /** Withdraws every member that no listed, valid object backs (only after a complete pass). */
+  const repair = async (
+    members: readonly string[],
+    published: ReadonlyMap<string, ArchiveMeta>,
+    kept: ReadonlySet<string>,
+    listed: ReadonlySet<string>,
+    listingEmpty: boolean,
+    cutoffMs: number,
+  ) => {
+    for (const member of members) {
+      if (kept.has(member)) continue;
+      const epochMs = parseTimestamp(member);
+      if (epochMs !== undefined && epochMs < cutoffMs) continue; // retention removes it
+      const valid = published.has(member);
+      if (valid && listed.has(member)) continue; // its object is in backoff or deferred
+      if (valid && listingEmpty) continue; // an empty listing is more likely a fault than news
+      await unpublish(member, valid ? 'object-missing' : 'catalog-junk');
+    }
+  };
+
+  const deleteExpired = async (objects: readonly StoredObject[], cutoffMs: number) => {
+    for (const object of objects) {
+      const ts = timestampFromFileName(object.name);
+      const epochMs = ts === undefined ? undefined : parseTimestamp(ts);
+      if (epochMs === undefined || epochMs >= cutoffMs - DELETE_GRACE_MS) continue;
+      try {
+        await source.remove(object.name);
+        logger.info({ object: object.name }, 'expired archive deleted');
+      } catch (err) {
+        const reason = classifyReadFailure(err);
+        logger.warn(
+          { object: object.name, reason, err: describeReadFailure(err) },
+          'expired archive not deleted; retrying next pass',
+        );
+        options.onReadFailed?.(object.name, reason);
+      }
+    }
   };
 
   return {
+    tracked: () => ({ rejected: rejected.size, failing: backoff.size() }),
     async run() {
       const cutoffMs = now() - options.retentionS * 1000;
+      // The catalog is read before the store is listed: every member then names an object that
+      // existed before the listing began, so a concurrent publication is never taken for junk.
+      const members = await catalog.list();
+      const published = new Map((await catalog.entries()).map((m) => [m.timestamp, m]));
       const objects = await source.list();
-      const published = new Set(await catalog.list());
+      const names = new Set(objects.map((o) => o.name));
+      for (const name of rejected.keys()) if (!names.has(name)) rejected.delete(name);
+      backoff.retain(names);
       // Newest first, so a backlog makes the most useful frame visible soonest.
       objects.sort((a, b) => (a.name < b.name ? 1 : -1));
+      const kept = new Set<string>();
+      let storeFailure: StoreFailure | undefined;
       for (const object of objects) {
         try {
-          await consider(object, published, cutoffMs);
+          const timestamp = await consider(object, published, cutoffMs);
+          if (timestamp !== undefined) kept.add(timestamp);
         } catch (err) {
-          if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // removed meanwhile
-          throw err;
+          if (!(err instanceof StoreFailure)) throw err;
+          storeFailure = err;
+          break;
         }
+      }
+      if (!storeFailure) {
+        const listed = new Set<string>();
+        for (const o of objects) {
+          const ts = timestampFromFileName(o.name);
+          if (ts !== undefined) listed.add(ts);
+        }
+        await repair(members, published, kept, listed, objects.length === 0, cutoffMs);
       }
       const pruned = await catalog.prune(cutoffMs);
       if (pruned.length > 0) logger.info({ pruned }, 'timestamps left retention');
-      for (const object of objects) {
-        const ts = timestampFromFileName(object.name);
-        const epochMs = ts === undefined ? undefined : parseTimestamp(ts);
-        if (epochMs !== undefined && epochMs < cutoffMs - DELETE_GRACE_MS) {
-          await source.remove(object.name);
-          logger.info({ object: object.name }, 'expired archive deleted');
-        }
+      for (const name of rejected.keys()) {
+        const ts = timestampFromFileName(name);
+        if (ts !== undefined && (parseTimestamp(ts) ?? 0) < cutoffMs) rejected.delete(name);
       }
+      if (storeFailure) throw storeFailure.original;
+      await deleteExpired(objects, cutoffMs);
     },
   };
 }

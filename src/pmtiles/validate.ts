@@ -11,8 +11,25 @@ import {
   ROOT_WINDOW_BYTES,
 } from './header';
 
+/** Every reason `validateArchiveHead` refuses an archive (a closed list, for metrics). */
+export const HEADER_REJECTION_REASONS = [
+  'bad-object-size',
+  'truncated',
+  'bad-magic',
+  'bad-version',
+  'section-outside-object',
+  'section-overlaps-header',
+  'empty-root',
+  'root-outside-16k',
+  'bad-zoom',
+  'bad-bounds',
+  'bad-center',
+] as const;
+export type HeaderRejectionReason = (typeof HEADER_REJECTION_REASONS)[number];
+
 /** Outcome of `validateArchiveHead`: the decoded header, or a short machine-friendly reason. */
-export type HeaderCheck = { ok: true; header: PmtilesHeader } | { ok: false; reason: string };
+export type HeaderCheck =
+  { ok: true; header: PmtilesHeader } | { ok: false; reason: HeaderRejectionReason };
 
 /**
  * Validates the first <=16 KiB (`head`) of an object of total size `objectSize`. Never throws.
@@ -83,6 +100,6 @@ export function isLatitude(v: number): boolean {
   return Number.isFinite(v) && v >= -90 && v <= 90;
 }
 
-function fail(reason: string): HeaderCheck {
+function fail(reason: HeaderRejectionReason): HeaderCheck {
   return { ok: false, reason };
 }

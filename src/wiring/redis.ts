@@ -3,7 +3,11 @@
  * component subscribes (the ingest worker never does), and the Redis implementations of the
  * catalog, key, limiter and lease ports over them. The connections close last.
  */
-import { createRedisCatalog, type RedisCatalog } from '../adapters/redis/catalog';
+import {
+  createRedisCatalog,
+  type RedisCatalog,
+  type RedisCatalogOptions,
+} from '../adapters/redis/catalog';
 import { createRedisCatalogIndex } from '../adapters/redis/catalog-index';
 import {
   closeRedisClient,
@@ -53,12 +57,14 @@ export function redisCatalog(
   redis: RedisWiring,
   config: Config,
   logger: Logger,
+  onDropped?: RedisCatalogOptions['onDropped'],
 ): { readonly catalog: RedisCatalog; readonly component: Component } {
   const catalog = createRedisCatalog({
     client: redis.client,
     subscriber: redis.subscriber(),
     logger: logger.child({ component: 'catalog' }),
     resyncMs: config.resyncS * 1000,
+    onDropped,
   });
   return {
     catalog,

@@ -86,7 +86,9 @@ export async function assembleReplica(
 
   let catalog: CatalogReader;
   if (config.catalog.kind === 'redis') {
-    const wired = redisCatalog(useRedis(config.catalog.url), config, logger);
+    const wired = redisCatalog(useRedis(config.catalog.url), config, logger, (_ts, reason) =>
+      api.catalogRefused.inc({ reason }),
+    );
     catalog = wired.catalog;
     components.push(wired.component);
   } else {

@@ -9,7 +9,7 @@ import type { DemoCredentials } from '../embedded/demo-credentials';
 import { createAdminServer } from '../http/admin';
 import { createApp } from '../http/app';
 import { createHttpServer } from '../http/http-server';
-import { refreshApiGauges } from '../instrument';
+import { primeApiMetrics, refreshApiGauges } from '../instrument';
 import { createLogger } from '../logger';
 import { createApiMetrics, createIngestMetrics, createRegistry, exposition } from '../metrics';
 import type { StoreProbe } from '../adapters/store-probe';
@@ -56,6 +56,7 @@ export async function buildReplica(
   );
   const registry = createRegistry();
   const apiMetrics = createApiMetrics(registry);
+  primeApiMetrics(apiMetrics, { defaultLimit: config.rateLimit });
   // A replica that ingests for itself (memory catalog) keeps the ingest metrics too.
   const ingestMetrics =
     config.catalog.kind === 'memory' ? createIngestMetrics(registry) : undefined;

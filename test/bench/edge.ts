@@ -1,7 +1,7 @@
 /**
  * The production edge for the "through nginx" scenarios: the shipped `nginx/nginx.conf`
  * rendered by `startLocalNginx` (the same renderer as `npm run stack` and the e2e tests), with
- * one change: the per-IP request rate (100 r/s, burst 500) is raised to 10^6 r/s, because all
+ * one change: the per-client request rate (200 r/s, burst 3,000) is raised to 10^6 r/s, because all
  * bench traffic comes from 127.0.0.1 and would otherwise measure the flood limit instead of
  * the service. The limit is still evaluated on every request, as production does.
  */
@@ -10,7 +10,7 @@ import path from 'node:path';
 import { startLocalNginx, type LocalNginx } from '../../tools/stack/local-nginx';
 import { NGINX_TEMPLATE_PATH } from '../../tools/stack/render-nginx';
 
-const PER_IP_RATE = /(limit_req_zone \$binary_remote_addr zone=radar_per_ip:\S+ rate=)\d+r\/s;/;
+const PER_IP_RATE = /(limit_req_zone \$\w+ zone=radar_per_ip:\S+ rate=)\d+r\/s;/;
 
 /** The shipped template with the per-IP rate raised; throws when the line is not found. */
 export async function benchEdgeTemplate(dir: string): Promise<{ file: string; change: string }> {

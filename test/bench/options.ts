@@ -3,7 +3,9 @@ import { parseArgs } from 'node:util';
 
 export const USAGE = `usage: npm run bench -- [--quick] [--only a,b] [--duration S] [--warmup S] [--cache-mb N] [--nginx-workers N|auto] [--keep]
   --quick          smoke run (< 2 min): 2 s per run, fewer variants; writes test/bench/results/quick.*
-  --only LIST      scenarios to run: status,hot-range,map-client,cold-range,full-archive,scale,log-info,publish
+  --only LIST      scenarios to run: status,hot-range,map-client,cold-range,full-archive,scale,log-info,publish,lease,profile
+  --profile-before store the profile scenario's breakdown as the "before" of issue 10
+                   (test/bench/results/profile-before.json)
   --duration S     measured seconds per run (full: 10, quick: 2)
   --warmup S       warm-up seconds before each run (full: 3, quick: 1)
   --cache-mb N     RADAR_CACHE_MB of every replica (default 64; the cold-range replicas use 0)
@@ -23,6 +25,8 @@ export const SCENARIOS = [
   'scale',
   'log-info',
   'publish',
+  'lease',
+  'profile',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -36,6 +40,8 @@ export interface BenchOptions {
   readonly keep: boolean;
   readonly quietBudgetS: number;
   readonly reportOnly: boolean;
+  /** Store the profile breakdown as the "before" of issue 10. */
+  readonly profileBefore: boolean;
   /** Retained archives (the "30" of the scale scenario). */
   readonly archives: number;
   /** Timestamps of the large catalog. */
@@ -67,6 +73,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       keep: { type: 'boolean', default: false },
       'quiet-budget': { type: 'string' },
       'report-only': { type: 'boolean', default: false },
+      'profile-before': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -103,6 +110,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     keep: values.keep,
     quietBudgetS: number(values['quiet-budget'], quick ? 10 : 180, 'quiet-budget'),
     reportOnly: values['report-only'],
+    profileBefore: values['profile-before'],
     archives: 30,
     scaleTimestamps: 10_000,
     mapClients: quick ? 16 : 32,

@@ -49,10 +49,11 @@ export function startNode(
   entry: string,
   env: Record<string, string>,
   logDir: string,
+  nodeArgs: readonly string[] = [],
 ): BenchProcess {
   const logFile = path.join(logDir, `${name}.log`);
   const fd = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, [entry], {
+  const child = spawn(process.execPath, [...nodeArgs, entry], {
     env: { ...process.env, ...env },
     stdio: ['ignore', fd, fd],
   });

@@ -42,7 +42,7 @@ export function rowOf(run: RunRecord): string[] {
   const r = run.result;
   return [
     run.scenario,
-    run.against,
+    run.generator === 'wrk' ? `${run.against} [wrk]` : run.against,
     String(run.connections),
     String(r.rps),
     f(r.latencyMs.p50),
@@ -199,7 +199,7 @@ export function benchmarksMarkdown(
   lines.push(`![latency and throughput per run](${chartPath})`);
   lines.push('');
   lines.push(
-    `## Targets (issue 5): ${met} met, ${missed} missed, ${targets.length - met - missed} not measurable here`,
+    `## Targets (issue 10's table; issue 5's kept where issue 10 is silent): ${met} met, ${missed} missed, ${targets.length - met - missed} not measurable here`,
   );
   lines.push('');
   lines.push(
@@ -216,6 +216,92 @@ export function benchmarksMarkdown(
     ),
   );
   lines.push('');
+  if (results.leaseAccuracy && results.leaseAccuracy.length > 0) {
+    lines.push('## Lease accuracy (shared rate limits)');
+    lines.push('');
+    lines.push(
+      'Limiter replicas on their own Redis connections share one key; demand 1.5 x the limit spread evenly over them in concurrent rounds, within one window (`lease-accuracy.ts`). ' +
+        'Over-admission must be 0; under-admission (points leased but unspent while requests were refused) is bounded by max(1 % of the limit, one point per replica). See docs/rate-limits.md.',
+    );
+    lines.push('');
+    lines.push(
+      mdTable(
+        [
+          'replicas',
+          'limit',
+          'requests',
+          'allowed',
+          'per replica',
+          'over',
+          'under',
+          'under bound',
+          'Redis commands per allowed',
+        ],
+        results.leaseAccuracy.map((l) => [
+          String(l.replicas),
+          String(l.limit),
+          String(l.demand),
+          String(l.allowed),
+          l.perReplica.join(' / '),
+          String(l.over),
+          String(l.under),
+          String(l.underBound),
+          f(l.redisCommandsPerAllowed, 4),
+        ]),
+      ),
+    );
+    lines.push('');
+  }
+  if (results.profiles && results.profiles.length > 0) {
+    lines.push('## CPU profile of a replica, per pipeline part (before and after issue 10)');
+    lines.push('');
+    lines.push(
+      'One replica started with `node --cpu-prof --cpu-prof-interval=200`, direct load of the scenario for the measured window; ' +
+        "every sample is charged to the nearest frame on its stack that belongs to a known part (a middleware or route file, the limiter, Koa, the router, ioredis, metrics, logging), so the time a middleware spends inside Node or a library on its behalf is that middleware's; " +
+        'what no part claims (HTTP parsing, socket writes) is "node: http and I/O". Figures are CPU µs per request (the profiler itself adds some).' +
+        (results.profilesBefore
+          ? ` "Before" was measured ${results.profilesBefore.measuredAt} on ${results.profilesBefore.code} (test/bench/results/profile-before.json), on the same machine with the same tool.`
+          : ''),
+    );
+    lines.push('');
+    for (const after of results.profiles) {
+      const before = results.profilesBefore?.profiles.find((p) => p.load === after.load);
+      const parts = [
+        ...new Set([
+          ...after.parts.map((p) => p.part),
+          ...(before?.parts.map((p) => p.part) ?? []),
+        ]),
+      ];
+      const us = (b: typeof after | undefined, part: string) =>
+        b?.parts.find((p) => p.part === part)?.usPerRequest;
+      lines.push(
+        `### ${after.load}: ${before ? `${f(before.totalUsPerRequest, 1)} µs/req before, ` : ''}${f(after.totalUsPerRequest, 1)} µs/req after`,
+      );
+      lines.push('');
+      lines.push(
+        mdTable(
+          ['part', ...(before ? ['before µs/req'] : []), 'after µs/req', 'after share'],
+          parts
+            .map((part) => [
+              part,
+              ...(before ? [f(us(before, part) ?? 0, 1)] : []),
+              f(us(after, part) ?? 0, 1),
+              `${f((after.parts.find((p) => p.part === part)?.share ?? 0) * 100, 1)} %`,
+            ])
+            .sort((a, b) => Number(b[b.length - 2]) - Number(a[a.length - 2])),
+        ),
+      );
+      lines.push('');
+    }
+  }
+  if (results.idleCpu) {
+    lines.push('## Idle replica');
+    lines.push('');
+    lines.push(
+      `A replica with ${results.idleCpu.timestamps} timestamps and no requests used ${results.idleCpu.cores} cores over ${results.idleCpu.seconds} s (utime + stime from /proc; catalog resync, key store resync, store probe, limiter sweep and metrics timers included).`,
+    );
+    lines.push('');
+  }
   if (results.publishVisible) {
     const p = results.publishVisible;
     lines.push('## Publish-to-visible');

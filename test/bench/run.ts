@@ -18,10 +18,16 @@ import { parseOptions, SCENARIOS, type BenchOptions } from './options';
 import type { PublishVisibleResult } from './publish-visible';
 import { benchmarksMarkdown, consoleTable, targetLine } from './report';
 import { evaluateTargets, type BenchResults } from './results';
+import type { ProfileBreakdown } from './cpu-profile';
+import type { LeaseAccuracy } from './lease-accuracy';
 import { log, Runner } from './runner';
 import {
   coldRangeScenario,
   fullArchiveScenario,
+  leaseScenario,
+  profileScenario,
+  redisCommandsScenario,
+  type IdleCpu,
   hotRangeScenario,
   logInfoScenario,
   mapClientScenario,
@@ -55,7 +61,9 @@ async function main(): Promise<void> {
     const stored = JSON.parse(await fs.readFile(latest, 'utf8')) as BenchResults;
     // Targets are evaluated again, so a change to their definitions shows without a rerun.
     const cacheMb = Number(stored.settings.cacheMb);
-    const targets = evaluateTargets(stored.runs, stored.publishVisible, cacheMb);
+    const targets = evaluateTargets(stored.runs, stored.publishVisible, cacheMb, {
+      ...(stored.idleCpu ? { idleCpu: stored.idleCpu } : {}),
+    });
     await writeReport({ ...stored, targets }, 'full');
     return;
   }
@@ -112,6 +120,9 @@ async function main(): Promise<void> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   let publishVisible: PublishVisibleResult | undefined;
+  let idleCpu: IdleCpu | undefined;
+  let profiles: ProfileBreakdown[] | undefined;
+  let leaseAccuracy: LeaseAccuracy[] | undefined;
   try {
     topo = await startTopology({ opts, runner, frames, runDir });
     settings.edgeChange = topo.edgeChange;
@@ -121,11 +132,16 @@ async function main(): Promise<void> {
       has('map-client') || has('scale') || has('log-info') ? await mapSequences(ctx) : [];
     if (has('status')) await statusScenario(ctx);
     if (has('hot-range')) await hotRangeScenario(ctx);
-    if (has('map-client')) await mapClientScenario(ctx, sequences);
+    if (has('map-client')) {
+      await mapClientScenario(ctx, sequences);
+      await redisCommandsScenario(ctx, sequences);
+    }
     if (has('full-archive')) await fullArchiveScenario(ctx);
     if (has('cold-range')) await coldRangeScenario(ctx);
     if (has('log-info')) await logInfoScenario(ctx, sequences);
-    if (has('scale')) await scaleScenario(ctx, sequences);
+    if (has('scale')) idleCpu = await scaleScenario(ctx, sequences);
+    if (has('lease')) leaseAccuracy = await leaseScenario(ctx);
+    if (has('profile')) profiles = await profileScenario(ctx);
     if (has('publish')) {
       log(`publish-to-visible: ${opts.publishSamples} uploads, polling both replicas`);
       publishVisible = await publishScenario(ctx);
@@ -143,6 +159,16 @@ async function main(): Promise<void> {
     else log(`logs and configs kept in ${runDir}`);
   }
 
+  const beforeFile = path.join(RESULTS_DIR, 'profile-before.json');
+  if (profiles && opts.profileBefore) {
+    await fs.mkdir(RESULTS_DIR, { recursive: true });
+    const stored = { measuredAt: startedAt.toISOString(), code: String(settings.code), profiles };
+    await fs.writeFile(beforeFile, `${JSON.stringify(stored, null, 2)}\n`);
+    log(`stored the profile breakdown as "before" in ${path.relative(ROOT, beforeFile)}`);
+  }
+  const profilesBefore = existsSync(beforeFile)
+    ? (JSON.parse(await fs.readFile(beforeFile, 'utf8')) as BenchResults['profilesBefore'])
+    : undefined;
   const results: BenchResults = {
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
@@ -152,7 +178,13 @@ async function main(): Promise<void> {
     settings,
     runs: runner.runs,
     publishVisible,
-    targets: evaluateTargets(runner.runs, publishVisible, opts.cacheMb),
+    targets: evaluateTargets(runner.runs, publishVisible, opts.cacheMb, {
+      ...(idleCpu ? { idleCpu } : {}),
+    }),
+    ...(leaseAccuracy ? { leaseAccuracy } : {}),
+    ...(profiles ? { profiles } : {}),
+    ...(idleCpu ? { idleCpu } : {}),
+    ...(profilesBefore ? { profilesBefore } : {}),
     notes: [
       ...topo.notes,
       'The load generator is one autocannon process (one thread) sharing the machine with everything it measures; its CPU use is in every row. Its per-response copy of the body into a string is disabled (bodies are counted, not kept), and its in-flight queue is reset on every reconnect: unpatched, autocannon 8 keeps the request lost with a connection the server closed (nginx closes keep-alive connections after 1000 requests) and from then on pairs every response with the request before it, inflating latency by a round trip per reconnect.',

@@ -9,6 +9,10 @@ import type { BenchOptions } from './options';
 import { single, startWindow, tree, type Watched } from './proc-stats';
 import type { RunKind, RunRecord } from './results';
 import { AUTH_HEADERS } from './service';
+import { runWrk } from './wrk';
+
+/** Generator CPU above which a run is measured again with wrk (issue 10). */
+const GENERATOR_CEILING_CORES = 0.8;
 
 const T0 = performance.now();
 
@@ -103,9 +107,11 @@ export class Runner {
       await this.gen.run({ ...job, label: `warm-up ${id}`, durationS: warmupS });
     }
     await this.waitForQuiet(id);
+    const from = Date.now();
     const window = startWindow([...this.watched.values()]);
     const result = await this.gen.run({ ...job, label: id, durationS, amount: load.amount });
     const { processes, otherCores } = window.stop();
+    const to = Date.now();
     const run: RunRecord = {
       id,
       scenario,
@@ -116,14 +122,65 @@ export class Runner {
       processes,
       otherCores,
       shown: [...endpoint.shown, 'generator'],
+      windowMs: { from, to },
     };
     this.runs.push(run);
+    this.print(run);
+    const generatorCores = processes.generator?.cpuCores ?? 0;
+    if (
+      generatorCores > GENERATOR_CEILING_CORES &&
+      !load.amount &&
+      !load.warmup &&
+      !this.opts.quick
+    ) {
+      await this.measureWithWrk(scenario, endpoint, job);
+    }
+    return run;
+  }
+
+  /** The same load through wrk, recorded beside the autocannon run. */
+  private async measureWithWrk(
+    scenario: string,
+    endpoint: Endpoint,
+    job: Omit<Parameters<typeof runWrk>[0], 'label' | 'durationS'>,
+  ): Promise<void> {
+    const id = `${scenario} · ${endpoint.against} [wrk]`;
+    await this.waitForQuiet(id);
+    const from = Date.now();
+    const window = startWindow([...this.watched.values()]);
+    let result;
+    try {
+      result = await runWrk({ ...job, label: id, durationS: this.opts.durationS });
+    } catch (err) {
+      window.stop();
+      log(`${id}: wrk failed (${(err as Error).message.split('\n')[0]})`);
+      return;
+    }
+    const { processes, otherCores } = window.stop();
+    const run: RunRecord = {
+      id,
+      scenario,
+      against: endpoint.against,
+      kind: endpoint.kind,
+      connections: job.connections,
+      result,
+      processes,
+      otherCores,
+      shown: [...endpoint.shown],
+      windowMs: { from, to: Date.now() },
+      generator: 'wrk',
+    };
+    this.runs.push(run);
+    this.print(run);
+  }
+
+  private print(run: RunRecord): void {
+    const { result, processes, otherCores } = run;
     const l = result.latencyMs;
     log(
-      `${id.padEnd(60)} ${String(result.rps).padStart(6)} req/s  p50 ${l.p50.toFixed(2)}  ` +
+      `${run.id.padEnd(60)} ${String(result.rps).padStart(6)} req/s  p50 ${l.p50.toFixed(2)}  ` +
         `p99 ${l.p99.toFixed(2)}  p99.9 ${l.p999.toFixed(2)} ms  ${result.mbPerS} MB/s  ` +
         `errors ${result.errors}  generator ${processes.generator?.cpuCores ?? '?'} cores  other load ${otherCores} cores`,
     );
-    return run;
   }
 }

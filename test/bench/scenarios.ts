@@ -2,14 +2,27 @@
  * The scenarios of issue 5, each measured against its baselines in adjacent runs (so drift of
  * a noisy machine hits both sides of a ratio alike). BENCHMARKS.md describes each one.
  */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { closeRedisClient } from '../../src/adapters/redis/client';
 import { parseTimestamp, formatTimestamp } from '../../src/domain/timestamps';
+import { breakDown, readNewestProfile, type ProfileBreakdown } from './cpu-profile';
+import { measureLeaseAccuracy, type LeaseAccuracy } from './lease-accuracy';
+import { single, startWindow } from './proc-stats';
 import { olderTimestamps, type Frame } from './archives';
 import type { PlannedRequest } from './load-job';
 import { mapClientPlans } from './map-plan';
 import type { BenchOptions } from './options';
 import { measurePublishToVisible, type PublishVisibleResult } from './publish-visible';
-import type { Endpoint, Runner } from './runner';
-import { populateCatalog, startRedisWithKeys, type Replica } from './service';
+import { log, type Endpoint, type Runner } from './runner';
+import {
+  DEFAULT_LIMIT_HEADERS,
+  populateCatalog,
+  redisClient,
+  startRedisWithKeys,
+  type Replica,
+} from './service';
 import { captureStatus, INGEST_POLL_S, type Topology } from './topology';
 import { coldWindows, firstTouchWindows, hotWindows, tilesPath } from './windows';
 
@@ -185,7 +198,17 @@ export async function logInfoScenario(ctx: ScenarioContext, sequences: Sequences
   await ctx.topo.stopReplica('api-info', info);
 }
 
-export async function scaleScenario(ctx: ScenarioContext, sequences: Sequences): Promise<void> {
+/** CPU of an idle replica (no requests), measured after it settled. */
+export interface IdleCpu {
+  readonly timestamps: number;
+  readonly seconds: number;
+  readonly cores: number;
+}
+
+export async function scaleScenario(
+  ctx: ScenarioContext,
+  sequences: Sequences,
+): Promise<IdleCpu | undefined> {
   const { opts, runner, topo, frames, settings } = ctx;
   const redis10k = await startRedisWithKeys();
   topo.onStop(() => redis10k.stop());
@@ -196,6 +219,14 @@ export async function scaleScenario(ctx: ScenarioContext, sequences: Sequences):
     olderTimestamps(frames, opts.scaleTimestamps - frames.length),
   );
   const api10k = await topo.replica('api-10k', redis10k.url, opts.scaleTimestamps);
+  // Idle first: nothing but its timers, resyncs and probes (settled for a few seconds).
+  await new Promise((r) => setTimeout(r, opts.quick ? 1000 : 5000));
+  const idleS = opts.quick ? 5 : 30;
+  const idleWindow = startWindow([single('api-10k', api10k.proc.pid)], 1000);
+  await new Promise((r) => setTimeout(r, idleS * 1000));
+  const idleCores = idleWindow.stop().processes['api-10k']?.cpuCores ?? Number.NaN;
+  const idle: IdleCpu = { timestamps: opts.scaleTimestamps, seconds: idleS, cores: idleCores };
+  log(`idle replica with ${opts.scaleTimestamps} timestamps: ${idleCores} cores over ${idleS} s`);
   const small = await captureStatus(topo.api1.url);
   const large = await captureStatus(api10k.url);
   settings.statusBytes = `${small.body.length} B with ${frames.length} timestamps, ${large.body.length} B with ${opts.scaleTimestamps}`;
@@ -215,6 +246,16 @@ export async function scaleScenario(ctx: ScenarioContext, sequences: Sequences):
     expect: [200],
     connections: c,
   });
+  const gzip = (): Sequences => [
+    [{ path: '/status.json', headers: { 'accept-encoding': 'gzip' } }],
+  ];
+  for (const end of [smallEnd, largeEnd]) {
+    await runner.measure('scale status-200 gzip', end, {
+      sequences: gzip(),
+      expect: [200],
+      connections: c,
+    });
+  }
   await runner.measure('scale status-304', smallEnd, {
     sequences: status(small.etag),
     expect: [304],
@@ -233,6 +274,7 @@ export async function scaleScenario(ctx: ScenarioContext, sequences: Sequences):
   await topo.stopReplica('api-10k', api10k);
   await redis10k.stop();
   runner.unwatch('redis-10k');
+  return idle;
 }
 
 export async function publishScenario({
@@ -254,4 +296,92 @@ export async function publishScenario({
     uploads,
     pollIntervalS: INGEST_POLL_S,
   });
+}
+
+/** Commands Redis has processed so far (`INFO stats`), the limiter's inner script calls included. */
+export async function redisCommandsProcessed(url: string): Promise<number> {
+  const client = redisClient(url);
+  try {
+    const info = await client.info('stats');
+    return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? Number.NaN);
+  } finally {
+    await closeRedisClient(client);
+  }
+}
+
+/**
+ * Map clients through nginx and both replicas, with Redis's command count over the measured
+ * window: once with the bench key (limit 10^9) and once with a key at the default limit
+ * (1,200 per 60 s), whose quota the load exhausts within a second of each window, so most
+ * answers are 429 and the figure is commands per *allowed* request, as the target says.
+ */
+export async function redisCommandsScenario(
+  ctx: ScenarioContext,
+  sequences: Sequences,
+): Promise<void> {
+  const { topo, runner } = ctx;
+  const variants: Array<[string, Readonly<Record<string, string>> | undefined, number[]]> = [
+    ['nginx + 2 replicas, key limit 10^9', undefined, [206]],
+    ['nginx + 2 replicas, key at the default limit', DEFAULT_LIMIT_HEADERS, [206, 429]],
+  ];
+  for (const [against, headers, expect] of variants) {
+    const endpoint: Endpoint = {
+      ...topo.endpoints.edge,
+      against,
+      ...(headers ? { headers } : {}),
+    };
+    const before = await redisCommandsProcessed(topo.redis.url);
+    const run = await runner.measure('redis commands', endpoint, {
+      sequences,
+      expect,
+      connections: sequences.length,
+    });
+    const commands = (await redisCommandsProcessed(topo.redis.url)) - before - 1;
+    const counts = run.result.statusCounts;
+    const allowed = run.result.responses - (counts['429'] ?? 0);
+    Object.assign(run, { redisCommandsPerAllowed: commands / Math.max(1, allowed) });
+    log(
+      `${run.id}: ${commands} Redis commands for ${allowed} allowed responses (${(commands / Math.max(1, allowed)).toFixed(4)} per allowed), ${counts['429'] ?? 0} refused`,
+    );
+  }
+}
+
+/** CPU of the profiled replica per request, by pipeline part, for status and hot ranges. */
+export async function profileScenario(ctx: ScenarioContext): Promise<ProfileBreakdown[]> {
+  const { opts, runner, topo, frames } = ctx;
+  const loads: Array<[string, Sequences, number]> = [
+    ['status-200', [[{ path: '/status.json' }]], 200],
+    ['hot-range', [hotWindows(frames[0]!, 64)], 206],
+  ];
+  const out: ProfileBreakdown[] = [];
+  for (const [name, sequences, status] of loads) {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'radar-cpuprof-'));
+    const spawnedAt = Date.now();
+    const replica = await topo.replica('api-prof', topo.redis.url, frames.length, {}, [
+      '--cpu-prof',
+      `--cpu-prof-dir=${dir}`,
+      '--cpu-prof-interval=200',
+    ]);
+    const run = await runner.measure(
+      `profile ${name}`,
+      direct('replica with --cpu-prof', replica, ['api-prof', 'redis']),
+      { sequences, expect: [status], connections: opts.connections },
+    );
+    await topo.stopReplica('api-prof', replica);
+    const window = run.windowMs!;
+    const profile = await readNewestProfile(dir);
+    out.push(
+      breakDown(profile, name, run.result.responses, {
+        fromMs: window.from - spawnedAt,
+        toMs: window.to - spawnedAt,
+      }),
+    );
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+  return out;
+}
+
+/** Lease accuracy (see lease-accuracy.ts) on the bench's Redis. */
+export async function leaseScenario(ctx: ScenarioContext): Promise<LeaseAccuracy[]> {
+  return measureLeaseAccuracy(ctx.topo.redis.url, log);
 }

@@ -30,6 +30,14 @@ export const BENCH_LIMIT = 1_000_000_000;
 /** Retention long enough for the 10,000-timestamp catalog (2-minute cadence: ~14 days). */
 export const BENCH_RETENTION_S = 30 * 86_400;
 
+/** A second key at the default limit (1,200 per 60 s): Redis commands per allowed request. */
+export const DEFAULT_LIMIT_KEY = 'rk_bench-default-0123456789abcdef01';
+export const DEFAULT_LIMIT = 1200;
+export const DEFAULT_LIMIT_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  authorization: `Bearer ${DEFAULT_LIMIT_KEY}`,
+  'x-app': `Bearer bench-web`,
+});
+
 export const AUTH_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   authorization: `Bearer ${BENCH_KEY}`,
   'x-app': `Bearer ${BENCH_APP}`,
@@ -70,6 +78,13 @@ export async function startRedisWithKeys(): Promise<LocalRedis> {
           sha256: hashApiKey(BENCH_KEY),
           apps: [BENCH_APP],
           limit: BENCH_LIMIT,
+          disabled: false,
+        },
+        {
+          id: 'bench-default',
+          sha256: hashApiKey(DEFAULT_LIMIT_KEY),
+          apps: [BENCH_APP],
+          limit: DEFAULT_LIMIT,
           disabled: false,
         },
       ],
@@ -168,13 +183,15 @@ export async function startReplica(
     logDir: string;
     env?: Record<string, string>;
     expectTimestamps: number;
+    nodeArgs?: readonly string[];
   },
 ): Promise<Replica> {
   const port = await freePort();
   const adminPort = await freePort();
   const proc = startNode(
     name,
-    path.join(DIST, 'api.js'),
+    // RADAR_BENCH_API_DIST: replicas from another build (the "before" profile of an older commit).
+    path.join(process.env.RADAR_BENCH_API_DIST ?? DIST, 'api.js'),
     {
       ...commonEnv(options.redisUrl, options.s3),
       PORT: String(port),
@@ -183,6 +200,7 @@ export async function startReplica(
       ...options.env,
     },
     options.logDir,
+    options.nodeArgs,
   );
   const url = `http://127.0.0.1:${port}`;
   await waitUntil(
@@ -220,7 +238,7 @@ export async function waitForPublished(
         intervalMs: 100,
       },
     );
-    return await index.load();
+    return await index.entries();
   } finally {
     await closeRedisClient(client);
   }

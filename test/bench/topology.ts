@@ -61,6 +61,8 @@ export interface Topology {
     redisUrl: string,
     expect: number,
     env?: Record<string, string>,
+    /** Node options before the entry point (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
+    nodeArgs?: readonly string[],
   ): Promise<Replica>;
   stopReplica(name: string, replica: Replica): Promise<void>;
   /** Another edge (the shipped config) over `replicas`. */
@@ -120,6 +122,7 @@ export async function startTopology(options: {
       redisUrl: string,
       expect: number,
       env: Record<string, string> = {},
+      nodeArgs: readonly string[] = [],
     ) => {
       const r = await startReplica(name, {
         redisUrl,
@@ -127,6 +130,7 @@ export async function startTopology(options: {
         logDir,
         env: { ...replicaEnv, ...env },
         expectTimestamps: expect,
+        nodeArgs,
       });
       track(name, r.proc, r.proc.pid);
       return r;

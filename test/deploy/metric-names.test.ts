@@ -19,7 +19,7 @@ import {
   STACK_KEYS,
   type ProductionStack,
 } from '../harness/production-stack';
-import { waitUntil } from '../harness/redis-server';
+import { waitFor } from '../harness/wait';
 import {
   allRules,
   dashboardQueries,
@@ -48,7 +48,7 @@ beforeAll(async () => {
     '202001010000.pmtiles',
     Buffer.from('not a pmtiles archive at all, but long enough to read'),
   );
-  await waitUntil(
+  await waitFor(
     async () => (await stack.client.zscore(TIMESTAMPS_KEY, timestamp)) !== null,
     15_000,
     'published',
@@ -56,7 +56,7 @@ beforeAll(async () => {
 
   // Traffic with the statuses SREs watch: 200, 206, 304, 404, 401, 429.
   const api = stack.baseUrls[0]!;
-  await waitUntil(
+  await waitFor(
     async () => (await request(api, '/status.json', { headers: stackAuth() })).status === 200,
     10_000,
     'listed',
@@ -80,7 +80,7 @@ beforeAll(async () => {
     return res.body.toString();
   };
   apiText = await scrape(stack.replicas[0]!.adminPort);
-  await waitUntil(
+  await waitFor(
     async () => /^radar_ingest_rejected_total\{/m.test(await scrape(stack.ingest.adminPort)),
     15_000,
     'rejection counted',

@@ -23,7 +23,7 @@ import {
 } from '../harness/edge-stack';
 import type { RawResponse } from '../harness/http-client';
 import { stackAuth, STACK_APP, STACK_KEYS } from '../harness/production-stack';
-import { waitUntil } from '../harness/redis-server';
+import { waitFor } from '../harness/wait';
 
 jest.setTimeout(60_000);
 
@@ -120,7 +120,7 @@ beforeAll(async () => {
     apps: [...data.apps, { id: OTHER_APP, disabled: false }],
   }));
   for (const url of edge.stack.baseUrls) {
-    await waitUntil(
+    await waitFor(
       async () => {
         const res = await edgeRequest(url, '/status.json', { headers: auth });
         return (
@@ -131,7 +131,7 @@ beforeAll(async () => {
       `all frames listed on ${url}`,
       100,
     );
-    await waitUntil(
+    await waitFor(
       async () =>
         (
           await edgeRequest(url, '/status.json', {
@@ -409,7 +409,7 @@ describe('edge behaviour', () => {
       expect(res.headers['x-request-id']).toMatch(/^[0-9a-f]{32}$/);
     }
 
-    await waitUntil(
+    await waitFor(
       async () =>
         (await accessLog(edge.nginx)).some((l) => l.request_id === 'map-client.42:frame-7'),
       2000,
@@ -495,7 +495,7 @@ describe('edge behaviour', () => {
     try {
       const res = await edgeRequest(lonely.url, '/status.json', { headers: auth });
       expectEdgeRecord(res, 502, 'Bad Gateway');
-      await waitUntil(async () => (await accessLog(lonely)).length > 0, 2000, 'access log line');
+      await waitFor(async () => (await accessLog(lonely)).length > 0, 2000, 'access log line');
       const [line] = await accessLog(lonely);
       expect(String(line!.upstream_addr).split(', ').sort()).toEqual([...dead].sort());
     } finally {

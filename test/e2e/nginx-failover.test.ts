@@ -21,7 +21,7 @@ import {
 } from '../harness/edge-stack';
 import { startMapClientLoad, type MapRequest } from '../harness/map-client-load';
 import { startProductionStack, STACK_APP, type ProductionStack } from '../harness/production-stack';
-import { waitUntil } from '../harness/redis-server';
+import { waitFor } from '../harness/wait';
 
 jest.setTimeout(60_000);
 
@@ -135,13 +135,13 @@ it('logs one request id on both sides, and the replica sees the client address (
       .flatMap((r) => r.process.stdout().split('\n'))
       .filter((line) => line.includes('"trace-both-sides"'))
       .map((line) => JSON.parse(line) as Record<string, unknown>)[0];
-  await waitUntil(() => replicaLine() !== undefined, 3000, 'replica request log line');
+  await waitFor(() => replicaLine() !== undefined, 3000, 'replica request log line');
   expect(replicaLine()).toMatchObject({
     requestId: 'trace-both-sides',
     status: 200,
     ip: '127.0.0.9',
   });
-  await waitUntil(
+  await waitFor(
     async () => (await accessLog(nginx)).some((l) => l.request_id === 'trace-both-sides'),
     3000,
     'nginx access log line',

@@ -25,7 +25,7 @@ import {
   stackAuth,
   type ProductionStack,
 } from '../harness/production-stack';
-import { waitUntil } from '../harness/redis-server';
+import { waitFor } from '../harness/wait';
 
 jest.setTimeout(120_000);
 
@@ -51,7 +51,7 @@ beforeAll(async () => {
   }));
   await stack.s3.put(`${TS}.pmtiles`, buildArchive(TS, 2));
   for (const url of stack.baseUrls)
-    await waitUntil(
+    await waitFor(
       async () =>
         (await edgeRequest(url, ARCHIVE, { method: 'HEAD', headers: stackAuth() })).status === 200,
       20_000,
@@ -267,7 +267,7 @@ describe("the edge's connection limit (rendered with a limit of 2, in front of a
         timeoutMs: 60_000,
       }).catch(() => undefined),
     );
-    await waitUntil(async () => held.size === 2, 10_000, 'two requests held upstream');
+    await waitFor(async () => held.size === 2, 10_000, 'two requests held upstream');
     const before = Math.floor(Date.now() / 1000);
     const refused = await edgeRequest(nginx.url, '/status.json', {
       localAddress: '127.0.0.7',

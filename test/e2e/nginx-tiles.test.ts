@@ -6,7 +6,7 @@ import { formatTimestamp } from '../../src/domain/timestamps';
 import { startEdgeStack, type EdgeStack } from '../harness/edge-stack';
 import { request } from '../harness/http-client';
 import { stackAuth } from '../harness/production-stack';
-import { waitUntil } from '../harness/redis-server';
+import { waitFor } from '../harness/wait';
 import { describeTileConformance, sparseArchive } from '../support/tile-conformance';
 import { addTileTestKeys, TILE_TEST_KEYS } from '../support/tile-test-keys';
 
@@ -21,7 +21,7 @@ beforeAll(async () => {
   await addTileTestKeys(edge.stack.client, edge.stack.baseUrls);
   await edge.stack.s3.put(`${TS}.pmtiles`, archive);
   for (const url of edge.stack.baseUrls) {
-    await waitUntil(
+    await waitFor(
       async () =>
         (await request(url, `/tiles/${TS}.json`, { headers: stackAuth() })).status === 200,
       15_000,

@@ -15,7 +15,7 @@ import { buildReplica, type Replica } from '../../src/wiring/replica';
 import { buildArchive } from '../fixtures/archives';
 import { request } from '../harness/http-client';
 import { startProductionStack, stackAuth, type ProductionStack } from '../harness/production-stack';
-import { waitUntil } from '../harness/redis-server';
+import { waitFor } from '../harness/wait';
 
 jest.setTimeout(90_000);
 
@@ -29,7 +29,7 @@ const lines: Array<Record<string, unknown>> = [];
 beforeAll(async () => {
   stack = await startProductionStack({ replicas: 0 });
   await stack.s3.put(`${TS}.pmtiles`, archive);
-  await waitUntil(
+  await waitFor(
     async () => (await stack.client.zscore(TIMESTAMPS_KEY, TS)) !== null,
     15_000,
     'published',
@@ -48,7 +48,7 @@ beforeAll(async () => {
     stack.config({ S3_ENDPOINT: deadStore, LOG_LEVEL: 'info', RADAR_CACHE_MB: '0' }),
     { logger: pino({ level: 'info' }, sink) },
   );
-  await waitUntil(
+  await waitFor(
     async () =>
       (
         await request(`http://127.0.0.1:${replica.port}`, `/tiles/${TS}.pmtiles`, {

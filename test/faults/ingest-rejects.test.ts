@@ -25,7 +25,7 @@ import {
   summarizeLoad,
   type StatusBody,
 } from '../harness/map-client-load';
-import { waitUntil } from '../harness/redis-server';
+import { waitFor } from '../harness/wait';
 
 jest.setTimeout(60_000);
 
@@ -84,12 +84,12 @@ it('truncated, corrupt and wrongly named uploads are never listed and are counte
     durationMs: 40_000,
     onStatus: (body) => statusBodies.push(body),
   });
-  await waitUntil(() => load.outcomes.length >= 20, 10_000, 'load running', 20);
+  await waitFor(() => load.outcomes.length >= 20, 10_000, 'load running', 20);
   const uploadedAt = Date.now();
   for (const b of bad) await fault.stack.s3.put(b.name, b.bytes);
   await fault.stack.s3.put(`${validTs}.pmtiles`, buildArchive(validTs));
 
-  const countedMs = await waitUntil(
+  const countedMs = await waitFor(
     async () => {
       const now = await rejected();
       return Object.keys(expected).every((r) => now[r]! - before[r]! >= expected[r]!);
@@ -98,7 +98,7 @@ it('truncated, corrupt and wrongly named uploads are never listed and are counte
     'rejections counted',
     50,
   );
-  await waitUntil(
+  await waitFor(
     async () => (await indexedTimestamps(fault.stack)).includes(validTs),
     10 * POLL_MS,
     'valid archive listed',

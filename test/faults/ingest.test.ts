@@ -30,7 +30,7 @@ import {
   summarizeLoad,
   type StatusBody,
 } from '../harness/map-client-load';
-import { waitUntil } from '../harness/redis-server';
+import { waitFor } from '../harness/wait';
 
 jest.setTimeout(90_000);
 
@@ -88,7 +88,7 @@ it('a worker killed mid-publish and restarted, and two workers racing: every arc
   });
   const [a, b] = await Promise.all([spawnIngest(fault.stack), spawnIngest(fault.stack)]);
   workers.push(a, b);
-  let leader = await waitUntil(
+  let leader = await waitFor(
     async () => (await leaderOf([a, b])) !== undefined,
     10_000,
     'one leader',
@@ -101,7 +101,7 @@ it('a worker killed mid-publish and restarted, and two workers racing: every arc
   const trickle = recentTimestamps(5, 40);
   await Promise.all(burst1.map((ts) => uploadFrames(fault.stack, [ts])));
   let killedWith = -1;
-  await waitUntil(
+  await waitFor(
     async () => {
       const n = await publishedCount();
       if (n === base) return false;
@@ -125,7 +125,7 @@ it('a worker killed mid-publish and restarted, and two workers racing: every arc
   const restarted = await spawnIngest(fault.stack);
   workers.push(restarted);
   const phase1 = [...burst1, ...trickle];
-  await waitUntil(
+  await waitFor(
     async () => (await publishedCount()) === base + phase1.length,
     LEASE_TTL_MS + LEASE_RENEW_MS + 10_000,
     'every phase-1 archive published after the kill',
@@ -135,7 +135,7 @@ it('a worker killed mid-publish and restarted, and two workers racing: every arc
 
   // ---- phase 2: two workers that both believe they lead ----
   const live = [survivor, restarted];
-  leader = await waitUntil(
+  leader = await waitFor(
     async () => (await leaderOf(live)) !== undefined,
     LEASE_RENEW_MS * 3,
     'one live leader',
@@ -148,7 +148,7 @@ it('a worker killed mid-publish and restarted, and two workers racing: every arc
   );
   old.process.child.kill('SIGSTOP');
   await fault.stack.client.del(INGEST_LEADER_KEY);
-  await waitUntil(
+  await waitFor(
     async () => (await metric(next.adminPort, 'radar_ingest_leader')) === 1,
     LEASE_RENEW_MS + 5000,
     'the other worker taking the lease',
@@ -157,17 +157,17 @@ it('a worker killed mid-publish and restarted, and two workers racing: every arc
   const base2 = await publishedCount();
   const burst2 = recentTimestamps(30, 50);
   await Promise.all(burst2.map((ts) => uploadFrames(fault.stack, [ts])));
-  await waitUntil(async () => (await publishedCount()) > base2, 10_000, 'new leader publishing', 2);
+  await waitFor(async () => (await publishedCount()) > base2, 10_000, 'new leader publishing', 2);
   // Thawed mid-pass: its overdue poll timer starts a pass while it still believes it leads.
   old.process.child.kill('SIGCONT');
-  await waitUntil(
+  await waitFor(
     async () => (await publishedCount()) === base2 + burst2.length,
     15_000,
     'burst 2 published',
     50,
   );
   // Both passes are over once the thawed worker has renewed (and lost) its lease.
-  await waitUntil(
+  await waitFor(
     async () => (await metric(old.adminPort, 'radar_ingest_leader')) === 0,
     LEASE_RENEW_MS + 5000,
     'old leader stepped down',

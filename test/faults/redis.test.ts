@@ -30,13 +30,16 @@ import {
   type LoadOutcome,
   type MapClientLoad,
 } from '../harness/map-client-load';
-import { waitUntil } from '../harness/redis-server';
+import { waitFor } from '../harness/wait';
 
 jest.setTimeout(90_000);
 
 const REDIS_TIMEOUT_MS = Number(FAULT_REPLICA_ENV.RADAR_REDIS_TIMEOUT_MS);
-/** Allowance over the Redis timeout for this loaded 2-core machine (scheduling, nginx, client). */
-const LATENCY_MARGIN_MS = 300;
+/**
+ * Allowance over the Redis timeout: wide for a shared machine (the worst figure is reported),
+ * yet the bound stays well under the 3 s freeze, so a request that waited on Redis fails it.
+ */
+const LATENCY_MARGIN_MS = 1500;
 const POLL_MS = Number(FAULT_REPLICA_ENV.RADAR_INGEST_POLL_S) * 1000;
 const RESYNC_MS = Number(FAULT_REPLICA_ENV.RADAR_RESYNC_S) * 1000;
 
@@ -61,7 +64,7 @@ function startLoad(durationMs: number): MapClientLoad {
 /** Waits until the load has produced `count` more outcomes (the fault starts under load). */
 async function loadRunning(load: MapClientLoad, count = 20): Promise<void> {
   const from = load.outcomes.length;
-  await waitUntil(() => load.outcomes.length >= from + count, 10_000, 'load running', 20);
+  await waitFor(() => load.outcomes.length >= from + count, 10_000, 'load running', 20);
 }
 
 /** `radar_rate_limiter_degraded` of every replica. */
@@ -83,7 +86,7 @@ function spend(replica: SpawnedReplica, key: string) {
 
 /** Waits until the in-process ingest worker holds the lease again (it drops it when Redis fails). */
 function ingestLeader(): Promise<number> {
-  return waitUntil(
+  return waitFor(
     async () => (await metric(fault.stack.ingest.adminPort, 'radar_ingest_leader')) === 1,
     20_000,
     'ingest worker leading',
@@ -125,7 +128,7 @@ it('Redis frozen (SIGSTOP): no request waits longer than the Redis timeout plus 
   const degradedWhileFrozen = await degraded();
   await fault.stack.redis.resume();
   const resumedAt = Date.now();
-  const recoveredMs = await waitUntil(
+  const recoveredMs = await waitFor(
     async () => (await degraded()).every((v) => v === 0),
     5000,
     'limiter shared again',
@@ -167,13 +170,13 @@ it('Redis flushed (FLUSHALL): the catalog is rebuilt from the bucket and served 
   await loadRunning(load);
   const flushedAt = Date.now();
   await fault.stack.client.flushall();
-  const rebuiltMs = await waitUntil(
+  const rebuiltMs = await waitFor(
     async () => (await indexedTimestamps(fault.stack)).length === all.length,
     POLL_MS + 10_000,
     'index rebuilt',
     20,
   );
-  const servedMs = await waitUntil(
+  const servedMs = await waitFor(
     async () => {
       const statuses = await Promise.all(fault.replicas.map((r) => replicaStatus(r)));
       return statuses.every((s) => JSON.stringify(s.body?.timestamps) === JSON.stringify(all));
@@ -219,7 +222,7 @@ it('Redis killed for 10 s and restarted: no 5xx, insurance limits meanwhile, sha
 
   const killedAt = Date.now();
   await fault.stack.redis.kill();
-  const degradedMs = await waitUntil(
+  const degradedMs = await waitFor(
     async () => (await degraded()).every((v) => v === 1),
     5000,
     'limiter degraded',
@@ -239,7 +242,7 @@ it('Redis killed for 10 s and restarted: no 5xx, insurance limits meanwhile, sha
   await delay(Math.max(0, killedAt + 10_000 - Date.now()));
   await fault.stack.redis.restart();
   const backAt = Date.now();
-  const degradedBackMs = await waitUntil(
+  const degradedBackMs = await waitFor(
     async () => (await degraded()).every((v) => v === 0),
     5000,
     'limiter shared again',
@@ -272,13 +275,13 @@ it('Redis killed for 10 s and restarted: no 5xx, insurance limits meanwhile, sha
     }
   }
 
-  const indexBackMs = await waitUntil(
+  const indexBackMs = await waitFor(
     async () => (await indexedTimestamps(fault.stack).catch(() => [])).length === all.length,
     20_000,
     'index rebuilt after the restart',
     50,
   );
-  const servedMs = await waitUntil(
+  const servedMs = await waitFor(
     async () => {
       const statuses = await Promise.all(fault.replicas.map((r) => replicaStatus(r)));
       return statuses.every((s) => JSON.stringify(s.body?.timestamps) === JSON.stringify(all));

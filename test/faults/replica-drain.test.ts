@@ -22,7 +22,7 @@ import {
   type FaultStack,
 } from '../harness/fault-stack';
 import { isServed, startMapClientLoad, summarizeLoad } from '../harness/map-client-load';
-import { waitUntil } from '../harness/redis-server';
+import { waitFor } from '../harness/wait';
 
 jest.setTimeout(60_000);
 
@@ -43,14 +43,14 @@ const bigArchive = writePmtiles(pyramid(5, 8000), {
 beforeAll(async () => {
   fault = await startFaultStack({ replicaEnv: { RADAR_DRAIN_S: String(DRAIN_S) } });
   await fault.stack.s3.put(`${big}.pmtiles`, bigArchive);
-  await waitUntil(
+  await waitFor(
     async () => (await indexedTimestamps(fault.stack)).includes(big),
     10_000,
     'big archive published',
     50,
   );
   // Both replicas know it (event or 1 s resync).
-  await waitUntil(
+  await waitFor(
     async () =>
       (await Promise.all(fault.replicas.map((r) => headStatus(r)))).every((s) => s === 200),
     10_000,
@@ -159,7 +159,7 @@ it('SIGTERM to one replica under load: no failed request, readiness first, in-fl
     clients: 4,
     durationMs: 30_000,
   });
-  await waitUntil(() => load.outcomes.length >= 30, 10_000, 'load running', 20);
+  await waitFor(() => load.outcomes.length >= 30, 10_000, 'load running', 20);
 
   let releaseDownload!: () => void;
   const download = slowDownload(victim, new Promise<void>((r) => (releaseDownload = r)));
@@ -193,12 +193,7 @@ it('SIGTERM to one replica under load: no failed request, readiness first, in-fl
   })();
 
   // The slow client starts reading once the replica is draining.
-  await waitUntil(
-    () => notReadyAt !== undefined || exit !== undefined,
-    5000,
-    'victim not ready',
-    10,
-  );
+  await waitFor(() => notReadyAt !== undefined || exit !== undefined, 5000, 'victim not ready', 10);
   await delay(300);
   releaseDownload();
   const got = await download.done;
@@ -206,7 +201,7 @@ it('SIGTERM to one replica under load: no failed request, readiness first, in-fl
   await watcher;
   // The survivors keep serving after the exit.
   const exitIndex = load.outcomes.length;
-  await waitUntil(() => load.outcomes.length >= exitIndex + 100, 10_000, 'load after exit', 20);
+  await waitFor(() => load.outcomes.length >= exitIndex + 100, 10_000, 'load after exit', 20);
   const outcomes = await load.stop();
   const afterTerm = outcomes.filter((o) => o.start >= termAt);
 
@@ -262,7 +257,7 @@ it('a draining replica closes keep-alive connections once their in-flight respon
     );
     const termAt = Date.now();
     extra.process.child.kill('SIGTERM');
-    await waitUntil(
+    await waitFor(
       async () => (await readyz(extra.adminPort)) !== 200,
       5000,
       'extra replica draining',

@@ -15,7 +15,7 @@ import {
 } from '../../tools/stack/local-nginx';
 import { request } from './http-client';
 import { startProductionStack, stackAuth, type ProductionStack } from './production-stack';
-import { waitUntil } from './redis-server';
+import { waitFor } from './wait';
 import { API_ENTRY, freePort, spawnNode, type SpawnedProcess } from './spawned-api';
 
 /** Replicas behind the edge trust exactly one proxy hop. */
@@ -122,7 +122,7 @@ export async function spawnReplica(
     },
   });
   const url = `http://127.0.0.1:${port}`;
-  await waitUntil(
+  await waitFor(
     async () => {
       if (proc.child.exitCode !== null)
         throw new Error(

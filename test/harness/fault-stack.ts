@@ -23,7 +23,7 @@ import { edgeRequest, spawnReplica, startEdge, type SpawnedReplica } from './edg
 import type { RawResponse } from './http-client';
 import type { StatusBody } from './map-client-load';
 import { startProductionStack, STACK_APP, type ProductionStack } from './production-stack';
-import { waitUntil } from './redis-server';
+import { waitFor } from './wait';
 import { startFaultProxy, type FaultProxy } from './s3-server';
 import { freePort, spawnNode, type SpawnedProcess } from './spawned-api';
 
@@ -127,7 +127,7 @@ export async function startFaultStack(options: FaultStackOptions = {}): Promise<
     }));
     const frames = recentTimestamps(options.frames ?? 6);
     await uploadFrames(stack, frames, options.maxZoom);
-    await waitUntil(
+    await waitFor(
       async () => (await indexedTimestamps(stack)).length >= frames.length,
       15_000,
       'seeded frames published',

@@ -47,21 +47,9 @@ function announce(line: string): void {
   console.info(`[redis harness] ${line}`);
 }
 
-/** Polls `check` every `intervalMs` until it returns true; rejects at the deadline. */
-export async function waitUntil(
-  check: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-  what = 'condition',
-  intervalMs = 20,
-): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    if (await check()) return Date.now() - started;
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`${what} not reached within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
+/** Kept for tests written before `wait.ts`; new tests import `waitFor` from there. */
+export { waitFor as waitUntil } from './wait';
+import { waitFor } from './wait';
 
 function redisBinary(): string {
   const configured = process.env['REDIS_SERVER_BIN'];
@@ -324,7 +312,7 @@ export async function startRedisCluster(masters = 3): Promise<RedisTopology> {
     );
     for (const port of ports.slice(1))
       await admins[0]!.call('CLUSTER', 'MEET', '127.0.0.1', String(port));
-    await waitUntil(
+    await waitFor(
       async () => {
         const infos = await Promise.all(
           admins.map((a) => a.call('CLUSTER', 'INFO') as Promise<string>),

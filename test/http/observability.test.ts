@@ -15,7 +15,7 @@ import { buildReplica, type Replica } from '../../src/wiring/replica';
 import { buildArchive } from '../fixtures/archives';
 import { auth, KEYS, registryData } from '../harness/embedded-api';
 import { request } from '../harness/http-client';
-import { waitUntil } from '../harness/redis-server';
+import { waitFor } from '../harness/wait';
 
 let api: Replica;
 let root: string;
@@ -70,7 +70,16 @@ it('exports request, limiter, auth, store, catalog and ingest metrics with bound
     expect(requests.some((l) => l.includes(`status="${status}"`))).toBe(true);
   }
   const routes = new Set(requests.map((l) => /route="([^"]*)"/.exec(l)![1]));
-  expect(routes).toEqual(new Set(['/status.json', '/tiles/:timestamp.pmtiles', 'unmatched']));
+  // Every route template (primed at 0 from the start) and the shared `unmatched`.
+  expect(routes).toEqual(
+    new Set([
+      '/status.json',
+      '/tiles/:timestamp.pmtiles',
+      '/tiles/:timestamp.json',
+      '/tiles/:timestamp/:z/:x/:y.png',
+      'unmatched',
+    ]),
+  );
   expect(text).not.toMatch(/route="[^"]*[0-9]{12}/); // never a timestamp or raw path
   expect(text).not.toContain(KEYS.good);
   expect(series('radar_auth_failures_total').join('\n')).toMatch(/reason="unknown-key"[^\n]* 1/);
@@ -104,7 +113,7 @@ it('logs one line per request with request id, route template, ids and no key', 
     })
   ).headers['x-request-id'];
   expect(bad).toMatch(/^[0-9a-f-]{36}$/);
-  await waitUntil(() => lines.some((l) => l.requestId === 'edge-abc-123'), 2000, 'log line');
+  await waitFor(() => lines.some((l) => l.requestId === 'edge-abc-123'), 2000, 'log line');
   const line = lines.find((l) => l.requestId === 'edge-abc-123')!;
   expect(line).toMatchObject({
     msg: 'request',

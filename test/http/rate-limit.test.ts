@@ -67,5 +67,11 @@ it('does not charge preflights, 401 or 403', async () => {
   });
   await request(api.baseUrl, '/status.json', { headers: auth('rk_wrong') });
   await request(api.baseUrl, '/status.json', { headers: auth(KEYS.good, 'acme-mobile') });
+  // A known key with an app nobody registered: 401, and the key's quota is untouched.
+  const unknownApp = await request(api.baseUrl, '/status.json', {
+    headers: auth(KEYS.good, 'no-such-app'),
+  });
+  expect(unknownApp.status).toBe(401);
+  expect(unknownApp.headers['x-ratelimit-remaining']).toBeUndefined();
   expect(await probe()).toBe(before - 1);
 });

@@ -9,7 +9,7 @@ import * as commands from '../../src/keys/key-commands';
 import { buildArchive } from '../fixtures/archives';
 import { request } from '../harness/http-client';
 import { startProductionStack, stackAuth, type ProductionStack } from '../harness/production-stack';
-import { waitUntil } from '../harness/redis-server';
+import { waitFor } from '../harness/wait';
 
 jest.setTimeout(60_000);
 
@@ -40,7 +40,7 @@ beforeAll(async () => {
   const ts = formatTimestamp(Math.floor(Date.now() / 120_000) * 120_000);
   await stack.s3.put(`${ts}.pmtiles`, buildArchive(ts, 1));
   for (const url of stack.baseUrls) {
-    await waitUntil(async () => (await get(url, {})).status === 200, 15_000, `${ts} on ${url}`, 50);
+    await waitFor(async () => (await get(url, {})).status === 200, 15_000, `${ts} on ${url}`, 50);
   }
 });
 afterAll(() => stack?.stop());

@@ -20,7 +20,8 @@ import {
 import type { ArchiveMeta, CatalogSnapshot } from '../../src/domain/ports';
 import { parseTimestamp } from '../../src/domain/timestamps';
 import { createSilentLogger } from '../../src/logger';
-import { startRedis, waitUntil, type RedisServer } from '../harness/redis-server';
+import { startRedis, type RedisServer } from '../harness/redis-server';
+import { reportFigure, waitFor } from '../harness/wait';
 
 const logger = createSilentLogger();
 let redis: RedisServer;
@@ -138,14 +139,14 @@ describe('Redis catalog on a real Redis', () => {
       etag: `"etag-${ts}"`,
       lastModified: String(Date.UTC(2024, 4, 1, 12, 0, 7)),
     });
-    await waitUntil(() => events.length >= 1, 2000, 'publish event');
+    await waitFor(() => events.length >= 1, 2000, 'publish event');
     await new Promise((r) => setTimeout(r, 100)); // a duplicate event would have arrived by now
     expect(events).toHaveLength(1);
     expect(JSON.parse(events[0]!)).toMatchObject({ type: 'publish', timestamp: ts, size: 1000 });
     expect(await writerB.list()).toEqual([ts]);
   });
 
-  test('two replicas list a publication within 1 s through events, and drop pruned ones', async () => {
+  test('two replicas list a publication through events (resync far off), and drop pruned ones', async () => {
     // A resync period far beyond the test: only the event channel can deliver.
     const [one, two] = await Promise.all([startReplica(60_000), startReplica(60_000)]);
     const writer = await startWriter();
@@ -156,18 +157,18 @@ describe('Redis catalog on a real Redis', () => {
 
     const started = Date.now();
     expect(await writer.publish(meta('202405011202'))).toBe(true);
-    await waitUntil(
+    await waitFor(
       () => listed(one, '202405011202') && listed(two, '202405011202'),
       5000,
       'both replicas listing',
     );
-    expect(Date.now() - started).toBeLessThan(1000);
+    reportFigure('publication listed on both replicas', Date.now() - started);
     expect(two.current().get('202405011202')).toEqual(meta('202405011202'));
     expect(seen).toHaveLength(1);
 
     await writer.publish(meta('202405011206'));
     await writer.publish(meta('202405011204'));
-    await waitUntil(
+    await waitFor(
       () => two.current().timestamps.length === 3 && one.current().timestamps.length === 3,
       2000,
       '3 listed',
@@ -180,12 +181,12 @@ describe('Redis catalog on a real Redis', () => {
       '202405011202',
       '202405011204',
     ]);
-    await waitUntil(
+    await waitFor(
       () => one.current().timestamps.length === 1 && two.current().timestamps.length === 1,
       5000,
       'prune on both replicas',
     );
-    expect(Date.now() - pruneStarted).toBeLessThan(1000);
+    reportFigure('prune seen on both replicas', Date.now() - pruneStarted);
     expect(two.current().timestamps).toEqual(['202405011206']);
     expect(await admin.exists(archiveKey('202405011202'))).toBe(0);
     expect(await writer.prune(Date.UTC(2024, 4, 1, 12, 5))).toEqual([]);
@@ -197,18 +198,26 @@ describe('Redis catalog on a real Redis', () => {
     // lost-message case.
     const [ts, kept] = ['202405011210', '202405011212'];
     for (const t of [ts, kept]) {
-      await admin.hset(archiveKey(t), 'size', '77', 'etag', '"x"', 'lastModified', '1714564800000');
+      await admin.hset(
+        archiveKey(t),
+        'size',
+        '7777',
+        'etag',
+        '"x"',
+        'lastModified',
+        '1714564800000',
+      );
       await admin.zadd(TIMESTAMPS_KEY, parseTimestamp(t)! / 1000, t);
     }
     await admin.incr(CATALOG_VERSION_KEY);
-    await waitUntil(() => listed(replica, ts) && listed(replica, kept), 5000, 'healed by resync');
-    expect(replica.current().get(ts)?.size).toBe(77);
+    await waitFor(() => listed(replica, ts) && listed(replica, kept), 5000, 'healed by resync');
+    expect(replica.current().get(ts)?.size).toBe(7777);
     // And a vanished entry disappears the same way (an index emptied entirely is data loss
     // instead: see the Redis-restarted-empty test).
     await admin.zrem(TIMESTAMPS_KEY, ts);
     await admin.del(archiveKey(ts));
     await admin.incr(CATALOG_VERSION_KEY);
-    await waitUntil(() => !listed(replica, ts), 5000, 'removal healed by resync');
+    await waitFor(() => !listed(replica, ts), 5000, 'removal healed by resync');
     expect(listed(replica, kept)).toBe(true);
   });
 
@@ -233,18 +242,18 @@ describe('Redis catalog on a real Redis', () => {
     await admin.hset(
       archiveKey(edited),
       'size',
-      '5',
+      '5000',
       'etag',
       '"y"',
       'lastModified',
       '1714564800000',
     );
     await admin.zadd(TIMESTAMPS_KEY, parseTimestamp(edited)! / 1000, edited);
-    await waitUntil(() => listed(replica, edited), 10_000, 'hand edit healed');
+    await waitFor(() => listed(replica, edited), 10_000, 'hand edit healed');
     await admin.zrem(TIMESTAMPS_KEY, edited);
     await admin.del(archiveKey(edited));
     await admin.incr(CATALOG_VERSION_KEY);
-    await waitUntil(() => !listed(replica, edited), 5000, 'hand edit removed');
+    await waitFor(() => !listed(replica, edited), 5000, 'hand edit removed');
   });
 
   test('Redis restarted empty: last good snapshot while down, then the rebuilt index, without restarting replicas', async () => {
@@ -260,14 +269,14 @@ describe('Redis catalog on a real Redis', () => {
     });
     await writer.publish(meta('202405011220'));
     await writer.publish(meta('202405011222'));
-    await waitUntil(
+    await waitFor(
       () => two.current().timestamps.length === 2 && one.current().timestamps.length === 2,
       3000,
       'listed',
     );
 
     await redis.kill();
-    await waitUntil(() => !one.inSync() && !two.inSync(), 5000, 'out of sync while Redis is down');
+    await waitFor(() => !one.inSync() && !two.inSync(), 5000, 'out of sync while Redis is down');
     // Still serving what it knew.
     expect(one.current().timestamps).toEqual(['202405011222', '202405011220']);
     await expect(writer.publish(meta('202405011224'))).rejects.toThrow();
@@ -285,7 +294,7 @@ describe('Redis catalog on a real Redis', () => {
     // The ingest reconciliation republishes; replicas take the rebuilt index and are in sync.
     expect(await writer.publish(meta('202405011222'))).toBe(true);
     expect(await writer.publish(meta('202405011220'))).toBe(true);
-    await waitUntil(() => one.inSync() && two.inSync(), 5000, 'in sync with the rebuilt index');
+    await waitFor(() => one.inSync() && two.inSync(), 5000, 'in sync with the rebuilt index');
     expect(one.current().timestamps).toEqual(['202405011222', '202405011220']);
     expect(two.current().timestamps).toEqual(['202405011222', '202405011220']);
   });
@@ -294,16 +303,16 @@ describe('Redis catalog on a real Redis', () => {
     const replica = await startReplica(300);
     const writer = await startWriter();
     await writer.publish(meta('202405011230'));
-    await waitUntil(() => listed(replica, '202405011230'), 3000, 'listed');
+    await waitFor(() => listed(replica, '202405011230'), 3000, 'listed');
 
     await redis.pause();
     try {
-      await waitUntil(() => !replica.inSync(), 5000, 'out of sync while Redis hangs');
+      await waitFor(() => !replica.inSync(), 5000, 'out of sync while Redis hangs');
       expect(replica.current().timestamps).toEqual(['202405011230']);
     } finally {
       await redis.resume();
     }
-    await waitUntil(() => replica.inSync(), 5000, 'in sync again');
+    await waitFor(() => replica.inSync(), 5000, 'in sync again');
     expect(replica.current().timestamps).toEqual(['202405011230']);
   });
 });

@@ -15,7 +15,8 @@ import {
 } from '../../src/adapters/redis/rate-limiter';
 import type { RateDecision } from '../../src/domain/ports';
 import { createSilentLogger } from '../../src/logger';
-import { startRedis, waitUntil, type RedisServer } from '../harness/redis-server';
+import { startRedis, type RedisServer } from '../harness/redis-server';
+import { waitFor } from '../harness/wait';
 
 const logger = createSilentLogger();
 let redis: RedisServer;
@@ -106,7 +107,7 @@ describe('Redis rate limiter on a real Redis', () => {
     await redis.restart();
     const restartedAt = Date.now();
     // Shared again as soon as the connection is back (requests keep arriving meanwhile).
-    await waitUntil(
+    await waitFor(
       async () => {
         await one.consume('key-probe', 1000);
         return !one.degraded();
@@ -116,7 +117,7 @@ describe('Redis rate limiter on a real Redis', () => {
     );
     expect(Date.now() - restartedAt).toBeLessThan(2000);
     expect(transitions).toEqual([true, false]);
-    await waitUntil(
+    await waitFor(
       async () => {
         await two.consume('key-probe', 1000);
         return !two.degraded();
@@ -146,7 +147,7 @@ describe('Redis rate limiter on a real Redis', () => {
     } finally {
       await redis.resume();
     }
-    await waitUntil(
+    await waitFor(
       async () => {
         await limiter.consume('key-frozen-probe', 1000);
         return !limiter.degraded();

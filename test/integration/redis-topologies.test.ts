@@ -21,9 +21,9 @@ import {
   hasLocalRedisBinary,
   startRedisCluster,
   startRedisSentinel,
-  waitUntil,
   type RedisTopology,
 } from '../harness/redis-server';
+import { waitFor } from '../harness/wait';
 
 const logger = createSilentLogger();
 const API_KEY = 'rk_topology-key-0123456789';
@@ -75,21 +75,21 @@ maybe.each([
 
     const meta = {
       timestamp: '202405011200',
-      size: 10,
+      size: 10_000,
       etag: '"e"',
       lastModified: new Date(1714564800000),
     };
     const started = Date.now();
     expect(await writer.publish(meta)).toBe(true);
     expect(await writer.publish(meta)).toBe(false);
-    await waitUntil(
+    await waitFor(
       () => replica.current().get(meta.timestamp) !== undefined,
       5000,
       'listed on the replica',
     );
     expect(Date.now() - started).toBeLessThan(1000);
     expect(await writer.prune(Date.UTC(2024, 4, 1, 13))).toEqual([meta.timestamp]);
-    await waitUntil(() => replica.current().timestamps.length === 0, 5000, 'pruned on the replica');
+    await waitFor(() => replica.current().timestamps.length === 0, 5000, 'pruned on the replica');
     await replica.stop();
 
     const otherClient = connect('api-a');
@@ -117,7 +117,7 @@ maybe.each([
     await createRedisKeyAdminStore(writerClient).update((d) =>
       commands.setKeyDisabled(d, 'k', true),
     );
-    await waitUntil(
+    await waitFor(
       async () => (await keys.authenticate(API_KEY, 'web')).outcome === 'forbidden',
       5000,
       'revoked',

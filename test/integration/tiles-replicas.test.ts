@@ -5,7 +5,7 @@
 import { formatTimestamp } from '../../src/domain/timestamps';
 import { request } from '../harness/http-client';
 import { startProductionStack, stackAuth, type ProductionStack } from '../harness/production-stack';
-import { waitUntil } from '../harness/redis-server';
+import { waitFor } from '../harness/wait';
 import { describeTileConformance, sparseArchive } from '../support/tile-conformance';
 import { addTileTestKeys, TILE_TEST_KEYS } from '../support/tile-test-keys';
 
@@ -20,7 +20,7 @@ beforeAll(async () => {
   await addTileTestKeys(stack.client, stack.baseUrls);
   await stack.s3.put(`${TS}.pmtiles`, archive);
   for (const url of stack.baseUrls) {
-    await waitUntil(
+    await waitFor(
       async () =>
         (await request(url, `/tiles/${TS}.json`, { headers: stackAuth() })).status === 200,
       15_000,

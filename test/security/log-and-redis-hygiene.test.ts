@@ -30,7 +30,8 @@ import { formatTimestamp } from '../../src/domain/timestamps';
 import { demoBanner } from '../../src/embedded/demo-credentials';
 import { buildArchive } from '../fixtures/archives';
 import { request } from '../harness/http-client';
-import { startRedis, waitUntil, type RedisServer } from '../harness/redis-server';
+import { startRedis, type RedisServer } from '../harness/redis-server';
+import { waitFor } from '../harness/wait';
 import { startS3, type S3TestServer } from '../harness/s3-server';
 import { API_ENTRY, freePort, spawnNode, type SpawnedProcess } from '../harness/spawned-api';
 
@@ -193,14 +194,14 @@ describe('embedded npm start at LOG_LEVEL=debug', () => {
       const limited = { key: newKey('limited', '--limit', '2'), app: demo.app };
       const cliOutput = [cli('disable-key', 'revoked'), cli('list')];
 
-      await waitUntil(
+      await waitFor(
         async () =>
           (await request(base, '/status.json', { headers: headersFor(demo) })).status === 200,
         60_000,
         'first frame published',
         200,
       );
-      await waitUntil(
+      await waitFor(
         async () =>
           (await request(base, '/status.json', { headers: headersFor(revoked) })).status === 403,
         5000,
@@ -303,7 +304,7 @@ describe('production: Redis, S3, two replicas and the ingest worker at LOG_LEVEL
     }
     const used = new Set<string>();
     for (const base of bases) {
-      await waitUntil(
+      await waitFor(
         async () =>
           (
             await request(base, '/status.json', { headers: headersFor(good) }).catch(

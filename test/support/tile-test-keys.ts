@@ -7,7 +7,7 @@ import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import { hashApiKey } from '../../src/domain/key-registry';
 import { request } from '../harness/http-client';
 import { stackAuth } from '../harness/production-stack';
-import { waitUntil } from '../harness/redis-server';
+import { waitFor } from '../harness/wait';
 
 export const TILE_TEST_KEYS = {
   unbound: { id: 'tiles-unbound', key: 'rk_tiles-unbound-0123456789' },
@@ -37,7 +37,7 @@ export async function addTileTestKeys(client: RedisClient, baseUrls: readonly st
     ],
   }));
   for (const url of baseUrls) {
-    await waitUntil(
+    await waitFor(
       async () =>
         (await request(url, '/no-such-path', { headers: stackAuth(TILE_TEST_KEYS.unbound.key) }))
           .status === 404 &&

@@ -1,34 +1,71 @@
 /**
  * Embedded archive storage: `{dir}/{YYYYMMDDHHmm}.pmtiles` on the local file system. Ranges
- * are read with positioned reads, never by loading a whole file; the file is opened before
- * the response starts, so a vanished file is a 404 rather than a broken stream.
+ * are read with positioned reads, never by loading a whole file; the file is opened and
+ * checked against its published metadata before the response starts, so a vanished file is a
+ * 404 and a replaced one an `ArchiveObjectError` (503 until ingest has re-validated it) rather
+ * than a broken stream.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Transform, pipeline, type Readable } from 'node:stream';
 import type { ArchiveSource, ArchiveStore, StoredObject } from '../../domain/ports';
 import { archiveFileName } from '../../domain/timestamps';
 import { ClientGoneError } from '../../domain/archive-errors';
 import { NotFoundError, ServiceUnavailableError } from '../../errors';
+import { createArchiveIdentity, fileEtag } from './archive-identity';
 
 function isMissing(err: unknown): boolean {
   return (err as NodeJS.ErrnoException | null)?.code === 'ENOENT';
 }
 
+/** Raised when a file delivers fewer bytes than the window promised (truncated meanwhile). */
+export class ShortReadError extends Error {
+  constructor(delivered: number, expected: number) {
+    super(`file ended after ${delivered} of ${expected} bytes`);
+    this.name = 'ShortReadError';
+  }
+}
+
+/**
+ * Passes exactly `length` bytes through or fails: the response has promised a Content-Length,
+ * so a file that ends early must cut the connection, never leave the client waiting.
+ */
+function exactly(source: Readable, length: number): Readable {
+  let delivered = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      delivered += chunk.length;
+      callback(null, chunk);
+    },
+    flush(callback) {
+      callback(delivered === length ? null : new ShortReadError(delivered, length));
+    },
+  });
+  // An abort is the client leaving; it is not an error worth reporting.
+  pipeline(source, counter, () => {});
+  return counter;
+}
+
 /** Reads archive byte ranges from `dir`. */
 export function createFsArchiveStore(dir: string): ArchiveStore {
+  const identity = createArchiveIdentity();
   return {
     async openRange(meta, window, signal) {
       if (signal.aborted) throw new ClientGoneError();
+      const file = path.join(dir, archiveFileName(meta.timestamp));
       let handle: fs.FileHandle;
       try {
-        handle = await fs.open(path.join(dir, archiveFileName(meta.timestamp)), 'r');
+        handle = await fs.open(file, 'r');
       } catch (err) {
         throw isMissing(err)
           ? new NotFoundError({ cause: err })
           : new ServiceUnavailableError({ cause: err });
+      }
+      try {
+        await identity.verify(meta, file, await handle.stat());
+      } catch (err) {
+        await handle.close().catch(() => {});
+        throw err; // ArchiveObjectError: 503 with Retry-After until ingest re-validated it
       }
       const stream: Readable = handle.createReadStream({
         start: window.offset,
@@ -36,9 +73,7 @@ export function createFsArchiveStore(dir: string): ArchiveStore {
         autoClose: true,
         signal,
       });
-      // An abort is the client leaving; it is not an error worth reporting.
-      stream.on('error', () => {});
-      return stream;
+      return exactly(stream, window.length);
     },
     async probe() {
       await fs.access(dir);
@@ -47,33 +82,37 @@ export function createFsArchiveStore(dir: string): ArchiveStore {
   };
 }
 
-/** MD5 of a file as a quoted hex string: the ETag an S3 store gives a single-part upload. */
-async function fileEtag(file: string): Promise<string> {
-  const hash = createHash('md5');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return `"${hash.digest('hex')}"`;
-}
-
 /**
- * Ingest view of `dir`. ETags are computed once per (name, size, mtime) and cached, so a
- * periodic listing does not re-hash unchanged archives.
+ * Ingest view of `dir`. Regular files and symbolic links to them are listed. ETags are
+ * computed once per (name, size, mtime, inode) and cached, so a periodic listing does not
+ * re-hash unchanged archives while a file replaced under the same name is always re-hashed.
+ * A file that cannot be examined (a link loop, an unreadable file, an I/O error) is listed
+ * with an empty ETag and no size rather than failing the listing: ingest then reads it,
+ * fails, and counts and retries that one object while the others proceed.
  */
 export function createFsArchiveSource(dir: string): ArchiveSource {
-  const etags = new Map<string, { size: number; mtimeMs: number; etag: string }>();
+  const etags = new Map<string, { size: number; mtimeMs: number; ino: number; etag: string }>();
   return {
     async list() {
       const entries = await fs.readdir(dir, { withFileTypes: true });
       const objects: StoredObject[] = [];
       const seen = new Set<string>();
       for (const entry of entries) {
-        if (!entry.isFile() || !entry.name.endsWith('.pmtiles') || entry.name.startsWith('.'))
-          continue;
+        if (!(entry.isFile() || entry.isSymbolicLink())) continue;
+        if (!entry.name.endsWith('.pmtiles') || entry.name.startsWith('.')) continue;
         const file = path.join(dir, entry.name);
         try {
           const stat = await fs.stat(file);
+          if (!stat.isFile()) continue;
           let cached = etags.get(entry.name);
-          if (!cached || cached.size !== stat.size || cached.mtimeMs !== stat.mtimeMs) {
-            cached = { size: stat.size, mtimeMs: stat.mtimeMs, etag: await fileEtag(file) };
+          if (
+            !cached ||
+            cached.size !== stat.size ||
+            cached.mtimeMs !== stat.mtimeMs ||
+            cached.ino !== stat.ino
+          ) {
+            const etag = await fileEtag(file);
+            cached = { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, etag };
             etags.set(entry.name, cached);
           }
           seen.add(entry.name);
@@ -84,7 +123,8 @@ export function createFsArchiveSource(dir: string): ArchiveSource {
             lastModified: stat.mtime,
           });
         } catch (err) {
-          if (!isMissing(err)) throw err; // removed between readdir and stat: skip
+          if (isMissing(err)) continue; // removed between readdir and stat, or a dangling link
+          objects.push({ name: entry.name, size: -1, etag: '', lastModified: new Date(0) });
         }
       }
       for (const name of etags.keys()) if (!seen.has(name)) etags.delete(name);

@@ -33,8 +33,20 @@ export function createMemoryCatalog(): MemoryCatalog {
       return () => listeners.delete(listener);
     },
     async publish(meta) {
-      if (metas.has(meta.timestamp)) return false;
+      const current = metas.get(meta.timestamp);
+      if (
+        current &&
+        current.size === meta.size &&
+        current.etag === meta.etag &&
+        current.lastModified.getTime() === meta.lastModified.getTime()
+      )
+        return false;
       metas.set(meta.timestamp, meta);
+      rebuild();
+      return true;
+    },
+    async unpublish(timestamp) {
+      if (!metas.delete(timestamp)) return false;
       rebuild();
       return true;
     },
@@ -46,6 +58,9 @@ export function createMemoryCatalog(): MemoryCatalog {
     },
     async list() {
       return [...snapshot.timestamps];
+    },
+    async entries() {
+      return snapshot.timestamps.map((ts) => snapshot.get(ts)!);
     },
   };
 }

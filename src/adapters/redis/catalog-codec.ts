@@ -4,6 +4,12 @@
  * format and a malformed entry is rejected in one place instead of reaching a response.
  */
 import type { ArchiveMeta } from '../../domain/ports';
+import {
+  META_PROBLEMS,
+  objectProblem,
+  timestampProblem,
+  type MetaProblem,
+} from '../../domain/archive-meta';
 import { parseTimestamp } from '../../domain/timestamps';
 
 /** A change announced on the catalog events channel. */
@@ -29,24 +35,49 @@ export function metaToHashFields(meta: ArchiveMeta): string[] {
   ];
 }
 
-function isSize(n: number): boolean {
-  return Number.isSafeInteger(n) && n >= 0;
+/** Why an entry read back from Redis was dropped: a metadata problem or no hash at all. */
+export type CatalogDropReason = MetaProblem | 'missing-metadata';
+
+/** Every value `CatalogDropReason` can take, for metrics exported at 0. */
+export const CATALOG_DROP_REASONS: readonly CatalogDropReason[] = [
+  ...META_PROBLEMS,
+  'missing-metadata',
+];
+
+/** A metadata hash read back: the metadata, or why it may not be listed. */
+export type DecodedMeta =
+  | { readonly ok: true; readonly meta: ArchiveMeta }
+  | { readonly ok: false; readonly reason: CatalogDropReason };
+
+const CANONICAL_INTEGER = /^(0|[1-9][0-9]*)$/;
+
+/** A decimal integer exactly as `String(n)` writes it, else NaN (no "1e3", " 7", "0x10"). */
+function canonicalInteger(value: string | undefined): number {
+  return value !== undefined && CANONICAL_INTEGER.test(value) ? Number(value) : NaN;
 }
 
 /**
- * Metadata from a `HGETALL` reply; undefined when the hash is missing or malformed (a
- * timestamp is better unlisted than served with a wrong size or ETag).
+ * Metadata from a `HGETALL` reply, validated exactly as ingest validates what the store lists
+ * (`domain/archive-meta.ts`): a timestamp is better unlisted than served with a wrong size or
+ * an ETag that breaks a header line. `nowMs` bounds future timestamps (clock skew allowance).
  */
-export function metaFromHash(
+export function decodeMetaHash(
   timestamp: string,
   hash: Record<string, string>,
-): ArchiveMeta | undefined {
-  const size = Number(hash['size']);
-  const lastModifiedMs = Number(hash['lastModified']);
-  const etag = hash['etag'];
-  if (parseTimestamp(timestamp) === undefined || !isSize(size) || !isSize(lastModifiedMs) || !etag)
-    return undefined;
-  return { timestamp, size, etag, lastModified: new Date(lastModifiedMs) };
+  nowMs: number,
+): DecodedMeta {
+  const keyProblem = timestampProblem(timestamp, nowMs);
+  if (keyProblem) return { ok: false, reason: keyProblem };
+  if (Object.keys(hash).length === 0) return { ok: false, reason: 'missing-metadata' };
+  const etag = hash['etag'] ?? '';
+  const meta: ArchiveMeta = {
+    timestamp,
+    size: canonicalInteger(hash['size']),
+    etag,
+    lastModified: new Date(canonicalInteger(hash['lastModified'])),
+  };
+  const problem = objectProblem(meta);
+  return problem ? { ok: false, reason: problem } : { ok: true, meta };
 }
 
 /** The event message announcing a publication; carries the metadata so no read-back is needed. */
@@ -62,9 +93,10 @@ export function encodePublishEvent(meta: ArchiveMeta): string {
 
 /**
  * Parses an events-channel message (publish events from `encodePublishEvent`, prune events
- * built by the prune script); undefined for anything else, which the caller heals by resyncing.
+ * built by the prune scripts); undefined for anything else (including a publication whose
+ * metadata fails validation), which the caller heals by resyncing.
  */
-export function decodeCatalogEvent(message: string): CatalogEvent | undefined {
+export function decodeCatalogEvent(message: string, nowMs: number): CatalogEvent | undefined {
   let value: unknown;
   try {
     value = JSON.parse(message);
@@ -74,12 +106,16 @@ export function decodeCatalogEvent(message: string): CatalogEvent | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const event = value as Record<string, unknown>;
   if (event['type'] === 'publish' && typeof event['timestamp'] === 'string') {
-    const meta = metaFromHash(event['timestamp'], {
-      size: String(event['size']),
-      etag: typeof event['etag'] === 'string' ? event['etag'] : '',
-      lastModified: String(event['lastModified']),
-    });
-    return meta ? { type: 'publish', meta } : undefined;
+    const decoded = decodeMetaHash(
+      event['timestamp'],
+      {
+        size: String(event['size']),
+        etag: typeof event['etag'] === 'string' ? event['etag'] : '',
+        lastModified: String(event['lastModified']),
+      },
+      nowMs,
+    );
+    return decoded.ok ? { type: 'publish', meta: decoded.meta } : undefined;
   }
   if (event['type'] === 'prune') {
     // cjson encodes an empty Lua table as {}, so an absent or empty list is tolerated.

@@ -8,10 +8,11 @@
 import type { ArchiveMeta, CatalogWriter } from '../../domain/ports';
 import type { RedisClient } from './client';
 import {
+  decodeMetaHash,
   encodePublishEvent,
-  metaFromHash,
   metaToHashFields,
   timestampScore,
+  type CatalogDropReason,
 } from './catalog-codec';
 import {
   ARCHIVE_KEY_PREFIX,
@@ -23,12 +24,18 @@ import {
 import { defineScript } from './script';
 
 /**
- * KEYS: timestamps set, metadata hash, catalog version. ARGV: member, score, channel, event, hash field/values.
- * Returns 1 when published now, 0 when the timestamp was published already (nothing written,
- * nothing announced).
+ * KEYS: timestamps set, metadata hash, catalog version. ARGV: member, score, channel, event,
+ * then the hash fields in `metaToHashFields` order (size, etag, lastModified). Returns 0 when
+ * the timestamp is already published with exactly this metadata (nothing written, nothing
+ * announced), else writes the hash (replacing a changed or malformed one), adds the member,
+ * moves the version, announces, returns 1.
  */
 const PUBLISH_LUA = `
-if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  local cur = redis.call('HMGET', KEYS[2], ARGV[5], ARGV[7], ARGV[9])
+  if cur[1] == ARGV[6] and cur[2] == ARGV[8] and cur[3] == ARGV[10]
+    and redis.call('HLEN', KEYS[2]) == 3 then return 0 end
+end
 redis.call('DEL', KEYS[2])
 redis.call('HSET', KEYS[2], unpack(ARGV, 5))
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
@@ -52,10 +59,39 @@ redis.call('PUBLISH', ARGV[3], cjson.encode({ type = 'prune', timestamps = remov
 return removed
 `;
 
+/**
+ * KEYS: timestamps set, metadata hash, catalog version. ARGV: member, channel. Removes one
+ * member (and its hash), moves the version and announces it as a prune; returns 1 when the
+ * member was there, else 0.
+ */
+const UNPUBLISH_LUA = `
+local removed = redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('DEL', KEYS[2])
+if removed == 0 then return 0 end
+redis.call('INCR', KEYS[3])
+redis.call('PUBLISH', ARGV[2], cjson.encode({ type = 'prune', timestamps = { ARGV[1] } }))
+return 1
+`;
+
+/** An index entry that failed validation on the way out of Redis. */
+export interface DroppedEntry {
+  readonly timestamp: string;
+  readonly reason: CatalogDropReason;
+}
+
+/** The whole index as read: what may be listed, and what was refused. */
+export interface IndexRead {
+  readonly metas: ArchiveMeta[];
+  readonly dropped: DroppedEntry[];
+}
+
 /** The index's operations; the writer side of the catalog plus a full read for replicas. */
 export interface RedisCatalogIndex extends CatalogWriter {
-  /** Every published archive with its metadata; rejects when Redis does not answer. */
-  load(): Promise<ArchiveMeta[]>;
+  /**
+   * Every member with valid metadata (`decodeMetaHash`, future bound from `nowMs`) and the
+   * members refused; rejects when Redis does not answer.
+   */
+  read(nowMs: number): Promise<IndexRead>;
   /** The index version (`CATALOG_VERSION_KEY`); `null` when unknown. */
   version(): Promise<string | null>;
 }
@@ -64,6 +100,31 @@ export interface RedisCatalogIndex extends CatalogWriter {
 export function createRedisCatalogIndex(client: RedisClient): RedisCatalogIndex {
   const publishScript = defineScript(client, 'radarCatalogPublish', 3, PUBLISH_LUA);
   const pruneScript = defineScript(client, 'radarCatalogPrune', 2, PRUNE_LUA);
+  const unpublishScript = defineScript(client, 'radarCatalogUnpublish', 3, UNPUBLISH_LUA);
+
+  const read = async (nowMs: number): Promise<IndexRead> => {
+    const timestamps = await client.zrevrange(TIMESTAMPS_KEY, 0, -1);
+    if (timestamps.length === 0) return { metas: [], dropped: [] };
+    const pipeline = client.pipeline();
+    // A member that is not a timestamp is dropped without reading a hash for it.
+    const readable = timestamps.filter((ts) => timestampScore(ts) !== undefined);
+    for (const ts of readable) pipeline.hgetall(archiveKey(ts));
+    const replies = readable.length > 0 ? ((await pipeline.exec()) ?? []) : [];
+    const hashes = new Map<string, Record<string, string>>();
+    readable.forEach((ts, i) => {
+      const [err, hash] = replies[i] ?? [new Error('missing pipeline reply'), undefined];
+      if (err) throw err;
+      hashes.set(ts, (hash ?? {}) as Record<string, string>);
+    });
+    const metas: ArchiveMeta[] = [];
+    const dropped: DroppedEntry[] = [];
+    for (const ts of timestamps) {
+      const decoded = decodeMetaHash(ts, hashes.get(ts) ?? {}, nowMs);
+      if (decoded.ok) metas.push(decoded.meta);
+      else dropped.push({ timestamp: ts, reason: decoded.reason });
+    }
+    return { metas, dropped };
+  };
 
   return {
     async publish(meta) {
@@ -96,21 +157,18 @@ export function createRedisCatalogIndex(client: RedisClient): RedisCatalogIndex 
       return client.zrevrange(TIMESTAMPS_KEY, 0, -1);
     },
 
-    async load() {
-      const timestamps = await client.zrevrange(TIMESTAMPS_KEY, 0, -1);
-      if (timestamps.length === 0) return [];
-      const pipeline = client.pipeline();
-      for (const ts of timestamps) pipeline.hgetall(archiveKey(ts));
-      const replies = (await pipeline.exec()) ?? [];
-      const metas: ArchiveMeta[] = [];
-      timestamps.forEach((ts, i) => {
-        const [err, hash] = replies[i] ?? [new Error('missing pipeline reply'), undefined];
-        if (err) throw err;
-        // A member whose hash vanished was pruned between the two reads: not published.
-        const meta = metaFromHash(ts, (hash ?? {}) as Record<string, string>);
-        if (meta) metas.push(meta);
-      });
-      return metas;
+    async unpublish(timestamp) {
+      const removed = await unpublishScript(
+        [TIMESTAMPS_KEY, archiveKey(timestamp), CATALOG_VERSION_KEY],
+        [timestamp, CATALOG_EVENTS_CHANNEL],
+      );
+      return removed === 1;
     },
+
+    async entries() {
+      return (await read(Date.now())).metas;
+    },
+
+    read,
   };
 }

@@ -22,8 +22,8 @@ import type {
 import { createSerialTrigger } from '../../ingest/serial-trigger';
 import type { Logger } from '../../logger';
 import { waitForRedisReady, type RedisClient } from './client';
-import { decodeCatalogEvent, type CatalogEvent } from './catalog-codec';
-import { createRedisCatalogIndex } from './catalog-index';
+import { decodeCatalogEvent, type CatalogDropReason, type CatalogEvent } from './catalog-codec';
+import { createRedisCatalogIndex, type DroppedEntry } from './catalog-index';
 import { CATALOG_EVENTS_CHANNEL } from './keys';
 
 export interface RedisCatalogOptions {
@@ -44,6 +44,12 @@ export interface RedisCatalogOptions {
   /** Longest wait in `start()` for Redis before serving an empty snapshot. Default 5000. */
   readonly startTimeoutMs?: number;
   readonly now?: () => number;
+  /**
+   * Called once per index entry refused on the way in (junk member, future timestamp,
+   * malformed metadata), for metrics; the entry is also logged once. It stays unlisted until
+   * the next ingest pass repairs or removes it.
+   */
+  readonly onDropped?: (timestamp: string, reason: CatalogDropReason) => void;
 }
 
 /** A replica's catalog: reader for HTTP, writer for ingest, and its background lifecycle. */
@@ -99,6 +105,23 @@ export function createRedisCatalog(options: RedisCatalogOptions): RedisCatalog {
   const fullLoadMs = options.fullLoadMs ?? 300_000;
   let timer: NodeJS.Timeout | undefined;
   let running = false;
+  /** Entries refused at the last read, so each is logged and counted once, not every resync. */
+  let refused = new Map<string, CatalogDropReason>();
+
+  const reportDropped = (dropped: readonly DroppedEntry[]) => {
+    const next = new Map<string, CatalogDropReason>();
+    for (const { timestamp, reason } of dropped) {
+      next.set(timestamp, reason);
+      if (refused.get(timestamp) === reason) continue;
+      // The member is attacker- or bug-controlled: log a bounded, printable form of it.
+      logger.warn(
+        { member: JSON.stringify(timestamp.slice(0, 64)), reason },
+        'catalog entry refused; not listed until ingest repairs it',
+      );
+      options.onDropped?.(timestamp, reason);
+    }
+    refused = next;
+  };
 
   /** Publishes a new snapshot when the content changed; versions only move on change. */
   const commit = () => {
@@ -138,7 +161,9 @@ export function createRedisCatalog(options: RedisCatalogOptions): RedisCatalog {
         return;
       }
       lastFullLoadAt = now();
-      const loaded = new Map((await index.load()).map((m) => [m.timestamp, m] as const));
+      const read = await index.read(now());
+      reportDropped(read.dropped);
+      const loaded = new Map(read.metas.map((m) => [m.timestamp, m] as const));
       for (const event of replay) applyEvent(loaded, event);
       if (loaded.size === 0 && metas.size > 0) {
         // An index that vanished without prune events is data loss (Redis restarted empty or
@@ -179,7 +204,7 @@ export function createRedisCatalog(options: RedisCatalogOptions): RedisCatalog {
 
   const onMessage = (channel: string, message: string) => {
     if (channel !== CATALOG_EVENTS_CHANNEL) return;
-    const event = decodeCatalogEvent(message);
+    const event = decodeCatalogEvent(message, now());
     if (event) return onEvent(event);
     logger.warn({ channel }, 'unreadable catalog event; resyncing');
     resyncTrigger.trigger();
@@ -214,7 +239,13 @@ export function createRedisCatalog(options: RedisCatalogOptions): RedisCatalog {
       if (removed.length > 0 && running) onEvent({ type: 'prune', timestamps: removed });
       return removed;
     },
+    async unpublish(timestamp) {
+      const removed = await index.unpublish(timestamp);
+      if (removed && running) onEvent({ type: 'prune', timestamps: [timestamp] });
+      return removed;
+    },
     list: () => index.list(),
+    entries: () => index.entries(),
 
     async start() {
       if (running) return;

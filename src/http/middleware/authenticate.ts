@@ -17,8 +17,26 @@ export interface Caller {
   readonly originPolicy?: OriginPolicy;
 }
 
-/** Observer for auth failures (metrics hook); reason is a fixed vocabulary. */
-export type AuthFailureListener = (reason: string) => void;
+/**
+ * Every reason a request is refused at authentication or authorisation (401/403). A closed
+ * list, so the metric exports each one at 0 from the start and a new reason cannot be counted
+ * without being added here.
+ */
+export const AUTH_FAILURE_REASONS = [
+  'malformed-key',
+  'malformed-app',
+  'unknown-key',
+  'unknown-app',
+  'key-disabled',
+  'app-disabled',
+  'app-not-bound',
+  'origin-missing',
+  'origin-not-allowed',
+] as const;
+export type AuthFailureReason = (typeof AUTH_FAILURE_REASONS)[number];
+
+/** Observer for auth failures (metrics hook). */
+export type AuthFailureListener = (reason: AuthFailureReason) => void;
 
 export function authenticate(
   keys: KeyStore,

@@ -76,8 +76,9 @@ export function errorHandler(logger: Logger): Middleware {
       }
       const error = toHttpError(err);
       if (error instanceof ServiceUnavailableError && !(err instanceof HttpError)) {
-        // Per-object problems and refused reads are counted by reason; a warning is enough.
-        logger.warn({ err: (err as Error).message, path: ctx.path }, 'archive read refused');
+        // Per-object problems and refused reads are counted by reason and reported once at
+        // their source; a line per request would only flood the log.
+        logger.debug({ err: (err as Error).message, path: ctx.path }, 'archive read refused');
       } else if (error.status >= 500) {
         const cause = err instanceof HttpError ? (err.cause ?? err) : err;
         sampler.report(error.status, cause, { path: ctx.path, method: ctx.method });

@@ -45,6 +45,24 @@ function createSeriesCache(metrics: ApiMetrics) {
   };
 }
 
+/** Statuses every route's request series start with at 0: success, and the 5xx of an outage. */
+export const PRIMED_STATUSES = ['200', '503'] as const;
+
+/**
+ * Creates `GET` series at 0 for each route template and `PRIMED_STATUSES`, so request rates,
+ * error ratios and latency panels have a series before the first request.
+ */
+export function primeRequestSeries(metrics: ApiMetrics, routes: readonly string[]): void {
+  for (const route of routes) {
+    for (const status of PRIMED_STATUSES) {
+      const labels = { route, method: 'GET', status };
+      metrics.httpRequests.inc(labels, 0);
+      metrics.httpResponseBytes.inc(labels, 0);
+      metrics.httpDuration.zero(labels);
+    }
+  }
+}
+
 export function requestLog(logger: Logger, metrics?: ApiMetrics): Middleware {
   const seriesFor = metrics ? createSeriesCache(metrics) : undefined;
   return async (ctx, next) => {

@@ -26,7 +26,8 @@ const meta: ArchiveMeta = {
   timestamp: TS,
   size: archive.length,
   etag: '"e"',
-  lastModified: new Date(0),
+  // The file's mtime is set to this: the store serves a file only under its own metadata.
+  lastModified: new Date(Date.UTC(2026, 10, 22, 14, 0, 7)),
 };
 let dir: string;
 let inner: ArchiveStore;
@@ -35,6 +36,7 @@ let loads: ByteWindow[];
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cache-'));
   await fs.writeFile(path.join(dir, `${TS}.pmtiles`), archive);
+  await fs.utimes(path.join(dir, `${TS}.pmtiles`), meta.lastModified, meta.lastModified);
 });
 afterAll(() => fs.rm(dir, { recursive: true, force: true }));
 beforeEach(() => {

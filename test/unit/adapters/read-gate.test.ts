@@ -21,6 +21,8 @@ const never = new AbortController().signal;
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'radar-gate-'));
   await fs.writeFile(path.join(dir, `${TS}.pmtiles`), Buffer.alloc(4096, 7));
+  // The store serves a file only under its own metadata (size and mtime).
+  await fs.utimes(path.join(dir, `${TS}.pmtiles`), meta.lastModified, meta.lastModified);
 });
 afterAll(() => fs.rm(dir, { recursive: true, force: true }));
 

@@ -98,3 +98,12 @@ it('unpublishes past retention first and deletes files only after a grace period
   // 61 minutes: out of the catalog but within the 10-minute delete grace; 90: deleted.
   expect(files).toEqual([`${ts(10)}.pmtiles`, `${ts(61)}.pmtiles`].sort());
 });
+
+it('the delete grace is 10 minutes after the retention cutoff, to the minute', async () => {
+  const { catalog, cycle } = setup(3600);
+  // Retention 60 min: 69 min old is 9 min past the cutoff (kept), 71 is 11 min past (deleted).
+  for (const m of [69, 71]) await write(`${ts(m)}.pmtiles`, buildArchive(ts(m), 1));
+  await cycle.run();
+  expect(catalog.current().timestamps).toEqual([]);
+  expect(await fs.readdir(dir)).toEqual([`${ts(69)}.pmtiles`]);
+});
