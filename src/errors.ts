@@ -23,6 +23,8 @@ export abstract class HttpError extends Error {
   }
 }
 
+// One class per status (DESIGN.md §4): the classes repeat a shape, each names its status,
+// SPEC message and headers, so a throw site reads as the answer it produces.
 export class BadRequestError extends HttpError {
   readonly status = 400;
   constructor(options?: { cause?: unknown }) {

@@ -74,6 +74,7 @@ export function createApiMetrics(registry: Registry) {
       help: '1 while the shared (Redis) limiter is unavailable and the in-memory insurance limiter decides.',
       registers: [registry],
     }),
+    // prom-client declarations repeat a shape: each metric is its own name, help and labels.
     authFailures: new Counter({
       name: 'radar_auth_failures_total',
       help: 'Requests refused by authentication (401) or authorisation (403), by reason.',

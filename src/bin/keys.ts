@@ -84,6 +84,7 @@ async function main(argv: string[]): Promise<number> {
           commands.setKeyDisabled(data, need('key id'), command === 'disable-key'),
         );
         break;
+      // Key and app commands are parallel by design (same verbs, same store update).
       case 'disable-app':
       case 'enable-app':
         await store.update((data) =>

@@ -25,6 +25,7 @@ export {
 export { createRadarClient, type RadarClient, type RadarClientOptions } from './radar-client';
 export { readRateLimit, retryDelayMs, type HeaderReader, type RateLimitState } from './rate-limit';
 export { parseRadarStatus, timestampToDate, type RadarStatus } from './status';
+// The public surface re-exports what radar-client.ts imports; the lists match by design.
 export {
   parseTileJson,
   tileJsonPath,

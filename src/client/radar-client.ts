@@ -83,6 +83,7 @@ export function createRadarClient(
     archiveUrl: (timestamp) => http.url(archivePath(timestamp)),
     tileUrl: (timestamp) => http.url(tileTemplatePath(timestamp)),
     tileJsonUrl: (timestamp) => http.url(tileJsonPath(timestamp)),
+    // Parallel to status(): two JSON documents fetched the same way, each with its own parser.
     async tileJson(timestamp, signal) {
       const response = await http.get(tileJsonPath(timestamp), {
         signal,

@@ -25,6 +25,8 @@ export const HEADER_REJECTION_REASONS = [
   'bad-bounds',
   'bad-center',
 ] as const;
+// Same shape as ingest's reason list on purpose: each module owns its closed vocabulary
+// (ingest spreads this one into its own), which the metrics' `reason` label relies on.
 export type HeaderRejectionReason = (typeof HEADER_REJECTION_REASONS)[number];
 
 /** Outcome of `validateArchiveHead`: the decoded header, or a short machine-friendly reason. */

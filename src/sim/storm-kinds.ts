@@ -229,6 +229,9 @@ export function rainShield(
   }
 }
 
+// Each storm kind repeats the same skeleton (origin, moving frame, envelope, lobes) on
+// purpose: the kinds are a table of tuned parameters, and each draws its own random values in
+// its own order, which a shared helper would couple (the field is fixed by its seed).
 /**
  * Scattered afternoon showers: 12-35 small cells (25-52 dBZ) popping up and collapsing every
  * 30-80 minutes within a 150-300 km area; lives 3-7 h.

@@ -29,6 +29,7 @@ import {
   redisCommandsScenario,
   type IdleCpu,
   hotRangeScenario,
+  tileScenario,
   logInfoScenario,
   mapClientScenario,
   mapSequences,
@@ -132,6 +133,7 @@ async function main(): Promise<void> {
       has('map-client') || has('scale') || has('log-info') ? await mapSequences(ctx) : [];
     if (has('status')) await statusScenario(ctx);
     if (has('hot-range')) await hotRangeScenario(ctx);
+    if (has('tile')) await tileScenario(ctx);
     if (has('map-client')) {
       await mapClientScenario(ctx, sequences);
       await redisCommandsScenario(ctx, sequences);

@@ -24,7 +24,7 @@ import {
   type Replica,
 } from './service';
 import { captureStatus, INGEST_POLL_S, type Topology } from './topology';
-import { coldWindows, firstTouchWindows, hotWindows, tilesPath } from './windows';
+import { coldWindows, firstTouchWindows, hotTiles, hotWindows, tilesPath } from './windows';
 
 export interface ScenarioContext {
   readonly opts: BenchOptions;
@@ -77,6 +77,36 @@ export async function hotRangeScenario({
     for (const e of [node, nginxStatic, api, edge]) {
       await runner.measure('hot-range, 1 connection', e, one);
     }
+  }
+}
+
+/**
+ * The z/x/y route against the same tiles served as files: nginx static from disk and node:http
+ * from memory. Run with `hot-range` to compare a hot tile with a hot 16 KiB range.
+ */
+export async function tileScenario({ opts, runner, topo, frames }: ScenarioContext): Promise<void> {
+  const tiles = await hotTiles(frames[0]!, 64);
+  if (tiles.length === 0) throw new Error('the newest archive holds no tiles at zoom 5-6');
+  for (const tile of tiles) {
+    const file = path.join(topo.staticRoot, tile.path);
+    await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o755 });
+    await fs.writeFile(file, tile.bytes, { mode: 0o644 });
+  }
+  // nginx workers run unprivileged: every directory on the way must be searchable.
+  await chmodTree(path.join(topo.staticRoot, 'tiles'));
+  const { node, nginxStatic, direct: api, edge } = topo.endpoints;
+  const load = {
+    sequences: [tiles.map((t) => ({ path: t.path }))],
+    expect: [200],
+    connections: opts.connections,
+  };
+  for (const e of [node, nginxStatic, api, edge]) await runner.measure('tile', e, load);
+}
+
+async function chmodTree(dir: string): Promise<void> {
+  await fs.chmod(dir, 0o755);
+  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+    if (entry.isDirectory()) await chmodTree(path.join(dir, entry.name));
   }
 }
 

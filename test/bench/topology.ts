@@ -52,6 +52,8 @@ export interface Topology {
   readonly endpoints: Readonly<
     Record<'node' | 'nginxStatic' | 'nodeS3' | 's3' | 'direct' | 'edge', Endpoint>
   >;
+  /** Directory the static baselines serve (nginx from disk, node:http lazily from memory). */
+  readonly staticRoot: string;
   /** The deviation of the edge config from the shipped file. */
   readonly edgeChange: string;
   readonly notes: string[];
@@ -196,6 +198,7 @@ export async function startTopology(options: {
       api1,
       api2,
       status,
+      staticRoot: root,
       edgeChange: template.change,
       notes,
       endpoints: {

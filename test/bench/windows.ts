@@ -1,4 +1,5 @@
 /** The byte windows the range scenarios read (deterministic, so every run asks the same). */
+import { PMTiles } from 'pmtiles';
 import { BLOCK_BYTES } from '../../src/adapters/block-cache';
 import { seededRandom, type Frame } from './archives';
 import type { PlannedRequest } from './load-job';
@@ -16,6 +17,43 @@ export function hotWindows(frame: Frame, count: number): PlannedRequest[] {
     const offset = i === 0 ? 0 : Math.floor(random() * (frame.bytes.length - WINDOW));
     return { path: tilesPath(frame.timestamp), range: rangeHeader(offset, WINDOW) };
   });
+}
+
+/** Path of one z/x/y tile. */
+export const tilePathOf = (ts: string, z: number, x: number, y: number): string =>
+  `/tiles/${ts}/${z}/${x}/${y}.png`;
+
+/**
+ * Up to `count` tiles the newest archive holds at zooms 5-6 (where map views over CONUS sit),
+ * with their bytes as the `pmtiles` reader returns them, for the tile scenario and its
+ * static baselines.
+ */
+export async function hotTiles(
+  frame: Frame,
+  count: number,
+): Promise<Array<{ path: string; bytes: Buffer }>> {
+  const reader = new PMTiles({
+    getKey: () => 'bench',
+    getBytes: async (offset: number, length: number) => ({
+      data: new Uint8Array(frame.bytes.subarray(offset, offset + length)).buffer,
+    }),
+  });
+  const out: Array<{ path: string; bytes: Buffer }> = [];
+  for (const z of [6, 5]) {
+    const n = 2 ** z;
+    // CONUS: x over -125..-66 degrees, y over 50..24 degrees north.
+    const x0 = Math.floor(((-125 + 180) / 360) * n);
+    const x1 = Math.floor(((-66 + 180) / 360) * n);
+    const yOf = (lat: number) =>
+      Math.floor(((1 - Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360)) / Math.PI) / 2) * n);
+    for (let x = x0; x <= x1; x++)
+      for (let y = yOf(50); y <= yOf(24); y++) {
+        const tile = await reader.getZxy(z, x, y);
+        if (tile && out.length < count)
+          out.push({ path: tilePathOf(frame.timestamp, z, x, y), bytes: Buffer.from(tile.data) });
+      }
+  }
+  return out;
 }
 
 /** `count` random 16 KiB windows across all `frames`, paths made by `pathOf`. */

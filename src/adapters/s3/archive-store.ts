@@ -12,7 +12,7 @@
  * `ArchiveObjectError`); waiting for a free local socket is local (`StoreBusyError`); a client
  * that leaves is the client's (`ClientGoneError`). None of those moves the breaker.
  */
-import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { ClientRequest } from 'node:http';
 import type { Readable } from 'node:stream';
 import { ArchiveObjectError, ClientGoneError, StoreBusyError } from '../../domain/archive-errors';
 import type { ArchiveMeta, ArchiveStore, ByteWindow } from '../../domain/ports';
@@ -23,6 +23,14 @@ import { objectKey, S3TimeoutError, type S3Client } from './client';
 import { createPresignedUrls } from './presigned-urls';
 import { planRangeBody, RangeMismatchError } from './range-response';
 import { createWindowStream, UpstreamTruncatedError } from './window-stream';
+import {
+  errorCode,
+  isConnectionReset,
+  objectProblemReporter,
+  RequestCancelled,
+  type Upstream,
+  type Verdict,
+} from './upstream';
 
 /** `ArchiveStore` plus the breaker state, for metrics and health. */
 export interface S3ArchiveStore extends ArchiveStore {
@@ -59,37 +67,6 @@ export interface S3ArchiveStoreOptions {
   readonly presignExpirySeconds?: number;
 }
 
-/** Why a request ended before its response arrived, and what that says about the store. */
-type Verdict = 'failure' | 'release';
-
-interface Upstream {
-  readonly response: IncomingMessage;
-  readonly request: ClientRequest;
-}
-
-class RequestCancelled extends Error {
-  constructor(
-    readonly reason: Error,
-    readonly verdict: Verdict,
-  ) {
-    super(reason.message, { cause: reason });
-  }
-}
-
-function isConnectionReset(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === 'ECONNRESET' || code === 'EPIPE';
-}
-
-/** Reads a small error body (an S3 XML error document) and returns its `<Code>`. */
-async function errorCode(response: IncomingMessage): Promise<string | undefined> {
-  let text = '';
-  for await (const chunk of response) {
-    if (text.length < 4096) text += (chunk as Buffer).toString('utf8');
-  }
-  return /<Code>([^<]{1,64})<\/Code>/.exec(text)?.[1];
-}
-
 /** Creates the store. The client's agent is destroyed by `close()`. */
 export function createS3ArchiveStore(options: S3ArchiveStoreOptions): S3ArchiveStore {
   const { client, bucket, prefix, timeoutMs, logger } = options;
@@ -105,8 +82,6 @@ export function createS3ArchiveStore(options: S3ArchiveStoreOptions): S3ArchiveS
     expirySeconds: options.presignExpirySeconds,
   });
   let breakerWasOpen = false;
-  /** Objects already reported as unservable, so a replaced object logs once, not per read. */
-  const reported = new Set<string>();
 
   const noteBreaker = () => {
     const open = breaker.isOpen();
@@ -116,15 +91,7 @@ export function createS3ArchiveStore(options: S3ArchiveStoreOptions): S3ArchiveS
     else logger.info({ bucket }, 'object store circuit breaker closed');
   };
 
-  const objectProblem = (key: string, err: ArchiveObjectError): ArchiveObjectError => {
-    const id = `${key}\0${err.reason}`;
-    if (!reported.has(id)) {
-      if (reported.size > 1000) reported.clear();
-      reported.add(id);
-      logger.warn({ key, reason: err.reason, err: err.message }, 'stored object not servable');
-    }
-    return err;
-  };
+  const objectProblem = objectProblemReporter(logger);
 
   /**
    * Sends a GET for the window and resolves once the response headers arrive. Waiting for a

@@ -14,8 +14,8 @@ import {
   RangeNotSatisfiableError,
 } from '../../errors';
 import { selectRange } from '../byte-range';
+import { openResponseBody } from '../open-body';
 import { evaluatePreconditions, ifRangeAllows } from '../conditional';
-import type { Caller } from '../middleware/authenticate';
 
 export const PMTILES_CONTENT_TYPE = 'application/vnd.pmtiles';
 
@@ -76,17 +76,7 @@ export function archiveRoute(deps: ArchiveRouteDeps): Middleware {
       selection.kind === 'partial' ? selection.window : { offset: 0, length: meta.size };
 
     if (ctx.method === 'GET') {
-      const abort = new AbortController();
-      const res = ctx.res;
-      // Only a client that leaves early aborts: aborting finished responses costs a DOMException each.
-      res.once('close', () => {
-        if (!res.writableFinished) abort.abort();
-      });
-      const caller = ctx.state.caller as Caller | undefined;
-      ctx.body = await deps.store.openRange(meta, window, abort.signal, {
-        keyId: caller?.keyId,
-        address: ctx.ip,
-      });
+      ctx.body = await openResponseBody(ctx, deps.store, meta, window);
     }
     ctx.set(common);
     ctx.set('Content-Type', PMTILES_CONTENT_TYPE);

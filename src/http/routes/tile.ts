@@ -15,8 +15,8 @@ import { zxyToTileId } from '../../pmtiles/tile-id';
 import { EMPTY_TILE_PNG } from '../../tiles/empty-tile';
 import { parseTileCoordinates } from '../../tiles/tile-coordinates';
 import type { TileLocator } from '../../tiles/tile-locator';
+import { openResponseBody } from '../open-body';
 import { evaluatePreconditions } from '../conditional';
-import type { Caller } from '../middleware/authenticate';
 
 export interface TileRouteDeps {
   readonly catalog: CatalogReader;
@@ -92,16 +92,7 @@ export function tileRoute(deps: TileRouteDeps): Middleware {
     const encoding = TILE_ENCODING[header.tileCompression];
     if (encoding !== undefined) ctx.set('Content-Encoding', encoding);
     if (ctx.method === 'GET') {
-      const abort = new AbortController();
-      const res = ctx.res;
-      res.once('close', () => {
-        if (!res.writableFinished) abort.abort();
-      });
-      const caller = ctx.state.caller as Caller | undefined;
-      ctx.body = await deps.store.openRange(meta, window, abort.signal, {
-        keyId: caller?.keyId,
-        address: ctx.ip,
-      });
+      ctx.body = await openResponseBody(ctx, deps.store, meta, window);
       // Koa guesses a type from a Buffer/stream body; the tile's type is fixed.
       ctx.set('Content-Type', 'image/png');
     }

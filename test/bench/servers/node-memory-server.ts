@@ -20,6 +20,18 @@ for (const name of fs.readdirSync(path.join(root, 'tiles'))) {
   archives.set(`/tiles/${name}`, fs.readFileSync(path.join(root, 'tiles', name)));
 }
 
+/** `/tiles/{ts}/{z}/{x}/{y}.png` files (the tile scenario writes them later), held once read. */
+const tiles = new Map<string, Buffer>();
+function tileFile(url: string): Buffer | undefined {
+  if (!/^\/tiles\/[0-9]{12}\/[0-9]+\/[0-9]+\/[0-9]+\.png$/.test(url)) return undefined;
+  let bytes = tiles.get(url);
+  if (!bytes) {
+    bytes = fs.readFileSync(path.join(root!, url));
+    tiles.set(url, bytes);
+  }
+  return bytes;
+}
+
 const server = http.createServer((req, res) => {
   if (req.url === '/status.json') {
     if (req.headers['if-none-match'] === statusEtag) {
@@ -33,6 +45,12 @@ const server = http.createServer((req, res) => {
       ETag: statusEtag,
     });
     res.end(statusBody);
+    return;
+  }
+  const tile = tileFile(req.url ?? '');
+  if (tile) {
+    res.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': tile.length });
+    res.end(tile);
     return;
   }
   const archive = archives.get(req.url ?? '');
