@@ -5,7 +5,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { closeRedisClient } from '../../src/adapters/redis/client';
+import { closeRedisClient, waitForRedisReady } from '../../src/adapters/redis/client';
 import { parseTimestamp, formatTimestamp } from '../../src/domain/timestamps';
 import { breakDown, readNewestProfile, type ProfileBreakdown } from './cpu-profile';
 import { measureLeaseAccuracy, type LeaseAccuracy } from './lease-accuracy';
@@ -332,6 +332,7 @@ export async function publishScenario({
 export async function redisCommandsProcessed(url: string): Promise<number> {
   const client = redisClient(url);
   try {
+    await waitForRedisReady(client, 5000);
     const info = await client.info('stats');
     return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? Number.NaN);
   } finally {
