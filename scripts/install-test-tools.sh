@@ -8,10 +8,20 @@ command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v nginx >/dev/null 2>&1 || missing+=(nginx-light)
 command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+# The live observability test (test/e2e/observability.test.ts) and the alerting config checks.
+# Installing them may start Debian's own services on their default ports; the tests never use
+# those, they start their own processes on free loopback ports.
+command -v prometheus >/dev/null 2>&1 || missing+=(prometheus)
+command -v prometheus-alertmanager >/dev/null 2>&1 || missing+=(prometheus-alertmanager)
+command -v amtool >/dev/null 2>&1 || missing+=(prometheus-alertmanager)
+command -v prometheus-blackbox-exporter >/dev/null 2>&1 || missing+=(prometheus-blackbox-exporter)
+command -v prometheus-nginx-exporter >/dev/null 2>&1 || missing+=(prometheus-nginx-exporter)
 if [ "${#missing[@]}" -gt 0 ]; then
+  # One entry per package (prometheus-alertmanager provides two commands).
+  mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
   echo "installing: ${missing[*]}"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
-  echo "test tools present: redis-server nginx promtool chromium"
+  echo "test tools present: redis-server nginx promtool chromium prometheus alertmanager amtool blackbox-exporter nginx-exporter"
 fi

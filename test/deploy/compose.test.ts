@@ -38,10 +38,16 @@ const PUBLIC_IMAGES = [
   'quay.io/minio/minio',
   'quay.io/minio/mc',
   'prom/prometheus',
+  'prom/alertmanager',
+  'prom/blackbox-exporter',
+  'nginx/nginx-prometheus-exporter',
   'grafana/grafana',
 ];
-/** Ports the project defines: API, admin, Redis, MinIO API and console, Prometheus, Grafana. */
-const PORTS = new Set([8080, 9464, 6379, 9000, 9001, 9090, 3000]);
+/**
+ * Ports the project defines: API, admin, Redis, MinIO API and console, Prometheus, Grafana,
+ * Alertmanager, blackbox exporter, probe-targets.
+ */
+const PORTS = new Set([8080, 9464, 6379, 9000, 9001, 9090, 3000, 9093, 9115, 9465]);
 const project = services.filter(([, s]) => PROJECT_IMAGE.test(s.image ?? ''));
 
 function containerPort(mapping: string): number {
@@ -60,12 +66,16 @@ function words(value: string[] | string | undefined): string[] {
 it('has the services of the operations contract', () => {
   expect(Object.keys(compose.services).sort()).toEqual(
     [
+      'alertmanager',
       'api',
+      'blackbox',
       'createbuckets',
       'grafana',
       'ingest',
       'minio',
       'nginx',
+      'nginx-exporter',
+      'probe-targets',
       'prometheus',
       'redis',
       'simulator',
@@ -159,6 +169,7 @@ it('checks API health on the admin port and drains longer than RADAR_DRAIN_S', (
   const drain = Number(api.environment!.RADAR_DRAIN_S ?? 30);
   expect(parseInt(api.stop_grace_period!, 10)).toBeGreaterThan(drain);
   expect(compose.services.simulator!.healthcheck).toEqual({ disable: true });
+  expect(compose.services['probe-targets']!.healthcheck).toEqual({ disable: true });
 });
 
 it('mounts files that exist, and nginx the production config with the compose upstream', () => {
@@ -194,4 +205,35 @@ it('is scraped by the Prometheus configuration through the compose service names
   const prom = readText('deploy/prometheus/prometheus.yml');
   expect(prom).toMatch(/names: \[api\]/);
   expect(prom).toMatch(/names: \[ingest\]/);
+  // Alertmanager, the exporters and the probe-targets discovery by their service names.
+  expect(prom).toContain("targets: ['alertmanager:9093']");
+  expect(prom).toContain('replacement: blackbox:9115');
+  expect(prom).toContain('url: http://probe-targets:9465/targets');
+  expect(prom).toContain("targets: ['nginx:9113']"); // the exporter lives in nginx's namespace
+});
+
+it('runs the exporters and Alertmanager on their shipped configurations, the probe key as a secret', () => {
+  const blackbox = compose.services.blackbox!;
+  expect(blackbox.volumes).toContain('./deploy/blackbox:/etc/blackbox:ro');
+  expect(words(blackbox.command)).toContain('--config.file=/etc/blackbox/blackbox.yml');
+  const alertmanager = compose.services.alertmanager!;
+  expect(alertmanager.volumes).toContain('./deploy/alertmanager:/etc/alertmanager:ro');
+  expect(words(alertmanager.command)).toContain('--config.file=/etc/alertmanager/alertmanager.yml');
+  // Alertmanager answers on loopback only.
+  expect(alertmanager.ports).toEqual(['127.0.0.1:9093:9093']);
+  // The nginx exporter reaches stub_status on nginx's loopback-only status server.
+  const exporter = compose.services['nginx-exporter'] as Service & { network_mode?: string };
+  expect(exporter.network_mode).toBe('service:nginx');
+  expect(words(exporter.command)).toContain('--nginx.scrape-uri=http://127.0.0.1:9180/stub_status');
+  expect(readText('nginx/nginx.conf')).toMatch(/listen 127\.0\.0\.1:9180;/);
+  // The probe key: a secret in both probe services, at the path blackbox.yml reads.
+  const secrets = (compose as Compose & { secrets?: Record<string, unknown> }).secrets ?? {};
+  expect(Object.keys(secrets)).toEqual(['radar_probe_key']);
+  for (const name of ['blackbox', 'probe-targets'])
+    expect((compose.services[name] as Service & { secrets?: string[] }).secrets).toEqual([
+      'radar_probe_key',
+    ]);
+  expect(readText('deploy/blackbox/blackbox.yml')).toContain(
+    'credentials_file: /run/secrets/radar_probe_key',
+  );
 });

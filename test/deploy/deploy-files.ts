@@ -68,13 +68,16 @@ export interface ToolResult {
   readonly output: string;
 }
 
-/** Runs promtool with `args` (and `input` on stdin) from the repository root. */
-export function promtool(args: string[], input?: string): ToolResult {
+/**
+ * Runs promtool with `args` (and `input` on stdin) from the repository root. The SLO rule
+ * tests replay hours of samples, hence the generous default bound.
+ */
+export function promtool(args: string[], input?: string, timeoutMs = 240_000): ToolResult {
   const run = spawnSync(promtoolPath(), args, {
     cwd: ROOT,
     encoding: 'utf8',
     input,
-    timeout: 60_000,
+    timeout: timeoutMs,
   });
   if (run.error) throw run.error;
   return { status: run.status, output: `${run.stdout ?? ''}${run.stderr ?? ''}` };
@@ -179,6 +182,20 @@ export function seriesNames(families: Map<string, string>): Set<string> {
 }
 
 // ----------------------------------------------------------------------- rules and dashboard
+
+/**
+ * Series of the exporters Prometheus scrapes besides the radar processes (blackbox exporter
+ * job radar-probe, nginx exporter job radar-edge) that rules or the dashboard name.
+ * test/e2e/observability.test.ts checks each against the real exporters.
+ */
+export const EXPORTER_SERIES: readonly string[] = [
+  'probe_success',
+  'probe_duration_seconds',
+  'probe_http_status_code',
+  'nginx_up',
+  'nginx_connections_active',
+  'nginx_http_requests_total',
+];
 
 export interface PromRule {
   readonly record?: string;
