@@ -59,6 +59,21 @@ export interface RadarClient {
   onError(listener: (error: RadarApiError) => void): () => void;
 }
 
+/** Fetches a JSON document; a body that is not JSON is a response error naming `what`. */
+async function getJson(
+  http: RadarTransport,
+  path: string,
+  what: string,
+  signal: AbortSignal | undefined,
+): Promise<unknown> {
+  const response = await http.get(path, { signal, headers: { Accept: 'application/json' } });
+  try {
+    return (await response.json()) as unknown;
+  } catch {
+    throw new RadarResponseError(`${what} is not valid JSON`);
+  }
+}
+
 /** Creates a client; `transport` may be supplied to share one rate-limit state between clients. */
 export function createRadarClient(
   options: RadarClientOptions,
@@ -68,34 +83,13 @@ export function createRadarClient(
   return {
     baseUrl: http.baseUrl,
     async status(signal) {
-      const response = await http.get('/status.json', {
-        signal,
-        headers: { Accept: 'application/json' },
-      });
-      let body: unknown;
-      try {
-        body = await response.json();
-      } catch {
-        throw new RadarResponseError('status is not valid JSON');
-      }
-      return parseRadarStatus(body);
+      return parseRadarStatus(await getJson(http, '/status.json', 'status', signal));
     },
     archiveUrl: (timestamp) => http.url(archivePath(timestamp)),
     tileUrl: (timestamp) => http.url(tileTemplatePath(timestamp)),
     tileJsonUrl: (timestamp) => http.url(tileJsonPath(timestamp)),
-    // Parallel to status(): two JSON documents fetched the same way, each with its own parser.
     async tileJson(timestamp, signal) {
-      const response = await http.get(tileJsonPath(timestamp), {
-        signal,
-        headers: { Accept: 'application/json' },
-      });
-      let body: unknown;
-      try {
-        body = await response.json();
-      } catch {
-        throw new RadarResponseError('TileJSON is not valid JSON');
-      }
-      return parseTileJson(body);
+      return parseTileJson(await getJson(http, tileJsonPath(timestamp), 'TileJSON', signal));
     },
     async tile(timestamp, z, x, y, signal) {
       const response = await http.get(tilePath(timestamp, z, x, y), { signal });
