@@ -112,21 +112,11 @@ export async function buildViewer(options: BuildViewerOptions = {}): Promise<str
   const web = path.join(ROOT, 'web');
   await fs.rm(outDir, { recursive: true, force: true });
   await fs.mkdir(outDir, { recursive: true });
-  await build({
-    entryPoints: { app: path.join(web, 'main.ts') },
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: ['chrome111', 'firefox113', 'safari16.4'],
-    minify: options.minify ?? true,
-    sourcemap: 'linked',
-    legalComments: 'linked',
-    outdir: outDir,
-    logLevel: 'warning',
-  });
-  // The Leaflet and OpenLayers example pages (docs/examples.md), bundled the same way.
+  // The viewer and the Leaflet and OpenLayers example pages (docs/examples.md) in one pass; the
+  // loader inlines the map libraries' CSS images.
   await build({
     entryPoints: {
+      app: path.join(web, 'main.ts'),
       leaflet: path.join(web, 'examples', 'leaflet-main.ts'),
       openlayers: path.join(web, 'examples', 'openlayers-main.ts'),
     },

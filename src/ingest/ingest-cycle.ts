@@ -41,17 +41,18 @@ export const INGEST_REJECTION_REASONS = [
 ] as const;
 export type IngestRejectionReason = (typeof INGEST_REJECTION_REASONS)[number];
 
-/** Why ingest withdrew a published timestamp. */
-export type UnpublishReason =
-  'replaced-invalid' | 'replaced-unreadable' | 'object-missing' | 'catalog-junk';
-
-/** Every value `UnpublishReason` can take, for metrics exported at 0. */
-export const UNPUBLISH_REASONS: readonly UnpublishReason[] = [
+/**
+ * Every reason ingest withdraws a published timestamp (a closed list, exported at 0 by the
+ * metrics like the rejection reasons).
+ */
+export const UNPUBLISH_REASONS = [
   'replaced-invalid',
   'replaced-unreadable',
   'object-missing',
   'catalog-junk',
-];
+] as const;
+/** Why ingest withdrew a published timestamp. */
+export type UnpublishReason = (typeof UNPUBLISH_REASONS)[number];
 
 export interface IngestEvents {
   onPublished?(timestamp: string, lagMs: number): void;
