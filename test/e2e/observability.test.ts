@@ -194,19 +194,10 @@ it('every query of the Grafana dashboard returns data on a healthy system', asyn
   expect(empty).toEqual([]);
 });
 
-it('stopping the S3 endpoint delivers the store alert; restarting it resolves every delivered alert', async () => {
-  const stoppedAt = Date.now();
-  await stack.stopS3();
+/** Waits for a webhook condition; on time-out the error carries what was delivered and firing. */
+async function waitForNotifications(done: () => boolean, timeoutMs: number, what: string) {
   try {
-    await waitUntil(
-      // AvailabilityFastBurn is not required here: this test's client loop stalls while the store
-      // is down (see the slice report), so too few client errors reach the replicas for the SLI;
-      // promtool's scenarios prove the burn-rate alert. Whether it arrived is logged below.
-      () => firing(stack.notifications, 'ObjectStoreUnreachable').length > 0,
-      120_000,
-      'ObjectStoreUnreachable delivered',
-      250,
-    );
+    await waitUntil(done, timeoutMs, what, 250);
   } catch (err) {
     throw new Error(
       `${(err as Error).message}\nnotifications: ${JSON.stringify(stack.notifications)}\n` +
@@ -214,6 +205,19 @@ it('stopping the S3 endpoint delivers the store alert; restarting it resolves ev
         `client statuses so far: ${JSON.stringify(traffic.statuses())}`,
     );
   }
+}
+
+it('stopping the S3 endpoint delivers the store alert; restarting it resolves every delivered alert', async () => {
+  const stoppedAt = Date.now();
+  await stack.stopS3();
+  // AvailabilityFastBurn is not required here: this test's client loop stalls while the store
+  // is down (see the slice report), so too few client errors reach the replicas for the SLI;
+  // promtool's scenarios prove the burn-rate alert. Whether it arrived is logged below.
+  await waitForNotifications(
+    () => firing(stack.notifications, 'ObjectStoreUnreachable').length > 0,
+    120_000,
+    'ObjectStoreUnreachable delivered',
+  );
   const deliveredAfter = (name: string) =>
     (firing(stack.notifications, name)[0]!.at - stoppedAt) / 1000;
   const store = firing(stack.notifications, 'ObjectStoreUnreachable')[0]!;
@@ -228,20 +232,11 @@ it('stopping the S3 endpoint delivers the store alert; restarting it resolves ev
       ),
     ),
   ];
-  try {
-    await waitUntil(
-      () => delivered.every((name) => resolved(stack.notifications, name).length > 0),
-      180_000,
-      `resolved notifications for ${delivered.join(', ')}`,
-      250,
-    );
-  } catch (err) {
-    throw new Error(
-      `${(err as Error).message}\nnotifications: ${JSON.stringify(stack.notifications)}\n` +
-        `firing in Prometheus: ${await stack.alerts('firing')}\n` +
-        `client statuses so far: ${JSON.stringify(traffic.statuses())}`,
-    );
-  }
+  await waitForNotifications(
+    () => delivered.every((name) => resolved(stack.notifications, name).length > 0),
+    180_000,
+    `resolved notifications for ${delivered.join(', ')}`,
+  );
   const resolvedAfter = (name: string) =>
     (resolved(stack.notifications, name)[0]!.at - restartedAt) / 1000;
   console.info(
