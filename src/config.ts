@@ -6,12 +6,24 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { ArchivesBackend, Config } from './config-types';
+import { limitProblem, SIM_LIMITS } from './sim/limits';
 
 export type * from './config-types';
 
 const boolFlag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
+/** A simulator setting, checked against the limits the simulate CLI uses too. */
+const simSetting = (setting: 'backfill' | 'cadenceS' | 'maxZoom') => {
+  const limit = SIM_LIMITS[setting];
+  return z.coerce
+    .number()
+    .superRefine((value, ctx) => {
+      const problem = limitProblem(limit, value);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .default(limit.default);
+};
 const optionalText = z
   .string()
   .optional()
@@ -36,9 +48,9 @@ const schema = z.object({
   RADAR_STALE_AFTER_S: positiveInt.default(600),
   RADAR_RETENTION_S: positiveInt.default(21600),
   RADAR_SIMULATE: boolFlag.optional(),
-  RADAR_SIM_BACKFILL: z.coerce.number().int().min(1).max(1000).default(30),
-  RADAR_SIM_CADENCE_S: positiveInt.default(120),
-  RADAR_SIM_MAX_ZOOM: z.coerce.number().int().min(0).max(10).default(7),
+  RADAR_SIM_BACKFILL: simSetting('backfill'),
+  RADAR_SIM_CADENCE_S: simSetting('cadenceS'),
+  RADAR_SIM_MAX_ZOOM: simSetting('maxZoom'),
   RADAR_CORS_ORIGINS: z.string().min(1).default('*'),
   RADAR_DRAIN_S: z.coerce.number().min(0).default(30),
   RADAR_CACHE_CONTROL: z.enum(['private', 'public']).default('private'),

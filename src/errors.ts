@@ -60,6 +60,14 @@ export class MethodNotAllowedError extends HttpError {
   }
 }
 
+/** The request head did not arrive in time (Node's HTTP parser, answered raw). */
+export class RequestTimeoutError extends HttpError {
+  readonly status = 408;
+  constructor() {
+    super('Request Timeout');
+  }
+}
+
 export class PreconditionFailedError extends HttpError {
   readonly status = 412;
   constructor() {
@@ -71,6 +79,14 @@ export class RangeNotSatisfiableError extends HttpError {
   readonly status = 416;
   constructor(size: number) {
     super('Range Not Satisfiable', { 'Content-Range': `bytes */${size}` });
+  }
+}
+
+/** The request head exceeded Node's header limit (answered raw, before Koa). */
+export class HeaderFieldsTooLargeError extends HttpError {
+  readonly status = 431;
+  constructor() {
+    super('Request Header Fields Too Large');
   }
 }
 
@@ -102,18 +118,9 @@ export class ServiceUnavailableError extends HttpError {
 }
 
 /**
- * A cause whose condition its source has already logged, such as the object store circuit
- * breaker failing fast (the breaker logs each change of state). The request path answers and
- * counts it but writes no log line per request: a fast-fail flood must not flood the logs.
+ * The JSON error record of SPEC.md, as response body text: the one place it is built, for the
+ * Koa error middleware, the raw answers to parser errors and the admin listener alike.
  */
-export class AlreadyReportedError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'AlreadyReportedError';
-  }
-}
-
-/** The JSON error record of SPEC.md for an error. */
-export function errorRecord(error: HttpError): { error: { code: number; message: string } } {
-  return { error: { code: error.status, message: error.message } };
+export function errorBody(error: HttpError): string {
+  return JSON.stringify({ error: { code: error.status, message: error.message } });
 }

@@ -63,35 +63,82 @@ export function createCachingArchiveStore(
     },
   });
 
+  /** Cache key of a block: by object version (ETag and size), built once per archive. */
+  const prefixes = new WeakMap<ArchiveMeta, string>();
+  const keyOf = (meta: ArchiveMeta, index: number): string => {
+    let prefix = prefixes.get(meta);
+    if (prefix === undefined) {
+      prefix = `${meta.timestamp}\0${meta.etag}\0${meta.size}\0`;
+      prefixes.set(meta, prefix);
+    }
+    return prefix + index;
+  };
+
   const block = async (meta: ArchiveMeta, index: number): Promise<Buffer> => {
     const status: LRUCache.Status<string, Buffer, BlockContext> = {};
     // Keyed by object version (ETag and size): a republished timestamp never reads the old
     // version's blocks, and a block is only ever filled by a read the store verified against
     // exactly this version.
-    const key = `${meta.timestamp}\0${meta.etag}\0${meta.size}\0${index}`;
-    const value = await blocks.fetch(key, { context: { meta, index }, status });
+    const value = await blocks.fetch(keyOf(meta, index), { context: { meta, index }, status });
     if (status.fetch === 'hit') events.onHit?.();
     else events.onMiss?.();
     if (value === undefined) throw new Error('block load returned nothing');
     return value;
   };
 
+  /** The window's bytes from `parts` (its blocks, first to last): a view when one block holds them. */
+  const join = (parts: readonly Buffer[], first: number, window: ByteWindow): Buffer => {
+    const start = window.offset - first * BLOCK_BYTES;
+    if (parts.length === 1) return parts[0]!.subarray(start, start + window.length);
+    // Copy only the window, not whole blocks (two 64 KiB blocks for a 16 KiB window).
+    const out = Buffer.allocUnsafe(window.length);
+    let written = 0;
+    let from = start;
+    for (const part of parts) {
+      written += part.copy(
+        out,
+        written,
+        from,
+        Math.min(part.length, from + window.length - written),
+      );
+      from = 0;
+    }
+    return out;
+  };
+
+  const blockSpan = (window: ByteWindow) => ({
+    first: Math.floor(window.offset / BLOCK_BYTES),
+    last: Math.floor((window.offset + window.length - 1) / BLOCK_BYTES),
+  });
+
   const slice = async (meta: ArchiveMeta, window: ByteWindow): Promise<Buffer> => {
-    const first = Math.floor(window.offset / BLOCK_BYTES);
-    const last = Math.floor((window.offset + window.length - 1) / BLOCK_BYTES);
+    const { first, last } = blockSpan(window);
     const parts = await Promise.all(
       Array.from({ length: last - first + 1 }, (_, i) => block(meta, first + i)),
     );
-    const joined = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-    const start = window.offset - first * BLOCK_BYTES;
-    return joined.subarray(start, start + window.length);
+    return join(parts, first, window);
+  };
+
+  /** Synchronous hit: every block of the window is in memory (loads in flight do not count). */
+  const readCached = (meta: ArchiveMeta, window: ByteWindow): Buffer | undefined => {
+    if (window.length > MAX_CACHED_WINDOW || window.length <= 0) return undefined;
+    const { first, last } = blockSpan(window);
+    const parts: Buffer[] = [];
+    for (let index = first; index <= last; index++) {
+      const part = blocks.get(keyOf(meta, index));
+      if (part === undefined) return undefined;
+      parts.push(part);
+    }
+    for (let i = 0; i < parts.length; i++) events.onHit?.();
+    return join(parts, first, window);
   };
 
   return {
     async openRange(meta, window, signal, owner) {
       if (window.length > MAX_CACHED_WINDOW) return store.openRange(meta, window, signal, owner);
-      return slice(meta, window);
+      return readCached(meta, window) ?? slice(meta, window);
     },
+    readCached,
     async warm(meta, windows) {
       await Promise.all(windows.map((w) => slice(meta, w)));
     },

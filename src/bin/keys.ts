@@ -3,7 +3,7 @@
  * A new key is printed once and only its SHA-256 hash is stored.
  */
 import { parseArgs } from 'node:util';
-import { generateApiKey, KeyFileError } from '../adapters/fs/key-file';
+import { generateApiKey, KeyFileError } from '../keys/key-file-format';
 import { ConfigError, loadConfig } from '../config';
 import * as commands from '../keys/key-commands';
 import { openKeyAdmin, type KeyAdmin } from '../wiring/keys';

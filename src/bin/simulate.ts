@@ -9,29 +9,30 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config';
 import { createLogger } from '../logger';
+import { type IntegerLimit, limitProblem, SIM_LIMITS } from '../sim/limits';
 import { defaultPoolSize } from '../sim/render-pool';
 import type { FrameProgress } from '../sim/simulator';
-import { openArchives } from '../wiring/archives';
+import { openArchives } from '../wiring/open-archives';
 import { buildSimulator } from '../wiring/simulator';
 
+const { backfill, cadenceS, maxZoom, workers } = SIM_LIMITS;
 const USAGE = `usage: simulate [--out DIR] [--backfill N] [--cadence SECONDS] [--max-zoom Z]
                 [--workers N] [--seed N] [--once] [--log-level LEVEL]
 
   --out DIR          archive directory (default ./data)
-  --backfill N       frames published at start, the current one included (default 30)
-  --cadence SECONDS  seconds between frames, a multiple of 60 (default 120)
-  --max-zoom Z       highest zoom rendered, 0..12 (default 7)
-  --workers N        render threads (default ${defaultPoolSize()})
+  --backfill N       frames published at start, the current one included, ${backfill.min}..${backfill.max} (default ${backfill.default})
+  --cadence SECONDS  seconds between frames, a multiple of ${cadenceS.step} (default ${cadenceS.default})
+  --max-zoom Z       highest zoom rendered, ${maxZoom.min}..${maxZoom.max} (default ${maxZoom.default})
+  --workers N        render threads, ${workers.min}..${workers.max} (default ${defaultPoolSize()})
   --seed N           weather seed (default: the built-in one)
   --once             publish the startup frames, then exit
   --log-level LEVEL  JSON log level on stdout (default warn)
 `;
 
-function integer(name: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+function integer(name: string, value: string, limit: IntegerLimit): number {
   const n = Number(value);
-  if (!/^-?[0-9]+$/.test(value) || n < min || n > max) {
-    throw new Error(`--${name} must be an integer in ${min}..${max}, got ${JSON.stringify(value)}`);
-  }
+  const problem = /^-?[0-9]+$/.test(value) ? limitProblem(limit, n) : 'must be an integer';
+  if (problem !== undefined) throw new Error(`--${name} ${problem}, got ${JSON.stringify(value)}`);
   return n;
 }
 
@@ -40,9 +41,9 @@ function parse(argv: string[]) {
     args: argv,
     options: {
       out: { type: 'string', default: './data' },
-      backfill: { type: 'string', default: '30' },
-      cadence: { type: 'string', default: '120' },
-      'max-zoom': { type: 'string', default: '7' },
+      backfill: { type: 'string', default: String(SIM_LIMITS.backfill.default) },
+      cadence: { type: 'string', default: String(SIM_LIMITS.cadenceS.default) },
+      'max-zoom': { type: 'string', default: String(SIM_LIMITS.maxZoom.default) },
       workers: { type: 'string' },
       seed: { type: 'string' },
       once: { type: 'boolean', default: false },
@@ -51,17 +52,20 @@ function parse(argv: string[]) {
     },
     strict: true,
   });
-  const cadenceS = integer('cadence', values.cadence, 60);
-  if (cadenceS % 60 !== 0) throw new Error('--cadence must be a multiple of 60 seconds');
   return {
     help: values.help,
     out: values.out,
-    backfill: integer('backfill', values.backfill, 1, 10_000),
-    cadenceS,
-    maxZoom: integer('max-zoom', values['max-zoom'], 0, 12),
+    backfill: integer('backfill', values.backfill, SIM_LIMITS.backfill),
+    cadenceS: integer('cadence', values.cadence, SIM_LIMITS.cadenceS),
+    maxZoom: integer('max-zoom', values['max-zoom'], SIM_LIMITS.maxZoom),
     workers:
-      values.workers === undefined ? defaultPoolSize() : integer('workers', values.workers, 1, 64),
-    seed: values.seed === undefined ? undefined : integer('seed', values.seed, 0, 2 ** 32 - 1),
+      values.workers === undefined
+        ? defaultPoolSize()
+        : integer('workers', values.workers, SIM_LIMITS.workers),
+    seed:
+      values.seed === undefined
+        ? undefined
+        : integer('seed', values.seed, { min: 0, max: 2 ** 32 - 1 }),
     once: values.once,
     logLevel: values['log-level'],
   };

@@ -20,7 +20,7 @@ export interface StatusWatchOptions {
 
 /** A running watch. */
 export interface StatusWatch {
-  /** Polls now (also resets the timer); resolves when that poll is done. */
+  /** Polls now, or joins the poll already in flight (also resets the timer); resolves when that poll is done. */
   refresh(): Promise<void>;
   /** Stops polling and aborts a request in flight. */
   stop(): void;

@@ -1,9 +1,58 @@
 /**
- * Why an archive read did not happen, as the archive stores report it. These are facts about
- * one object or one client, never about the store as a whole, so none of them feeds the
- * circuit breaker or counts as a store error; the HTTP layer maps each to its own answer
- * (DESIGN.md §3.4, docs/store-reads.md).
+ * Why an archive read did not happen, as every archive adapter (fs, S3) reports it: each
+ * translates its technology's errors into these at its own boundary, so the core never reads
+ * an errno or an S3 code. Only `StoreUnavailableError` is about the store as a whole; the
+ * others are facts about one object or one client and never feed the circuit breaker. The
+ * HTTP layer maps each to its answer in one place (`http/error-map.ts`, DESIGN.md §3.4,
+ * docs/store-reads.md); ingest classifies them in `ingest/read-failure.ts`.
  */
+
+/**
+ * No object is stored under this name: S3 `NoSuchKey`/`NotFound` and a disk's `ENOENT` alike.
+ * A 404 for that archive; to ingest, the object is gone.
+ */
+export class ArchiveNotFoundError extends Error {
+  constructor(name: string, options?: { cause?: unknown }) {
+    super(`no stored object ${name}`, options);
+    this.name = 'ArchiveNotFoundError';
+  }
+}
+
+/**
+ * Why one object could not be read, in words that mean the same on every backend: the store
+ * refuses this object (`access-denied`), it sits in an archive tier until restored
+ * (`archived`), it needs a customer key (`encrypted`), the answer was not the asked bytes
+ * (`bad-response`), or the disk failed reading it (`io-error`). A fact about one object, never
+ * about the store; these words are ingest's metric labels.
+ */
+export type ArchiveReadReason =
+  'access-denied' | 'archived' | 'encrypted' | 'bad-response' | 'io-error';
+
+/** One object could not be read for `reason`; the adapter keeps its own error as `cause`. */
+export class ArchiveReadError extends Error {
+  constructor(
+    readonly reason: ArchiveReadReason,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`cannot read stored object (${reason}): ${detail}`, options);
+    this.name = 'ArchiveReadError';
+  }
+}
+
+/**
+ * The store itself failed or cannot be reached (refused, reset, timed out, 5xx, circuit
+ * breaker open). `alreadyReported`: the adapter has logged this condition once (the breaker
+ * logs each change of state), so the request path must not log it per request.
+ */
+export class StoreUnavailableError extends Error {
+  readonly alreadyReported: boolean;
+  constructor(detail: string, options: { cause?: unknown; alreadyReported?: boolean } = {}) {
+    super(`archive store unavailable: ${detail}`, { cause: options.cause });
+    this.name = 'StoreUnavailableError';
+    this.alreadyReported = options.alreadyReported ?? false;
+  }
+}
 
 /**
  * Why one object cannot be served as published: its ETag or size differs from the catalog's
@@ -36,20 +85,28 @@ export class ArchiveObjectError extends Error {
   }
 }
 
-/** Which share of the store's connections a refused read would have exceeded. */
-export type StoreBusyReason = 'key' | 'client' | 'socket-wait';
+/**
+ * Why a read was refused or given up as busy: the caller's key or address holds its share of
+ * open store reads, no local socket came free in time, or the store kept streaming to other
+ * reads but sent this one no first byte in time (`store-busy`).
+ */
+export type StoreBusyReason = 'key' | 'client' | 'socket-wait' | 'store-busy';
 
 /** Every `StoreBusyReason`, for metrics exported at 0 from start. */
-export const STORE_BUSY_REASONS: readonly StoreBusyReason[] = ['key', 'client', 'socket-wait'];
+export const STORE_BUSY_REASONS: readonly StoreBusyReason[] = [
+  'key',
+  'client',
+  'socket-wait',
+  'store-busy',
+];
 
 /**
- * The read was refused before it reached the store: the caller's key or address already holds
- * its share of the store connections, or no local socket came free in time. Not a store
- * failure: answered 503 with a short `Retry-After`.
+ * The read was refused (caller's share, no local socket in time) or met a store busy with other
+ * reads. Not a store failure: answered 503 with a short `Retry-After`, never fed to the breaker.
  */
 export class StoreBusyError extends Error {
   constructor(readonly reason: StoreBusyReason) {
-    super(`archive read refused: ${reason} limit of open store reads reached`);
+    super(`archive read refused or given up as busy: ${reason}`);
     this.name = 'StoreBusyError';
   }
 }

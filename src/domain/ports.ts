@@ -53,6 +53,11 @@ export interface ArchiveStore {
     signal: AbortSignal,
     owner?: ReadOwner,
   ): Promise<ArchiveBody>;
+  /**
+   * The window's bytes if the store holds them in memory now, else `undefined`; no I/O, no
+   * waiting. Lets the HTTP layer answer a cached read without an abort signal or a promise.
+   */
+  readCached?(meta: ArchiveMeta, window: ByteWindow): Buffer | undefined;
   /** Resolves when the store answers; rejects otherwise. Drives `healthy` and `/readyz`. */
   probe(): Promise<void>;
   /** Releases clients and handles. */
@@ -137,12 +142,6 @@ export type AuthDecision =
       readonly originPolicy?: OriginPolicy;
     };
 
-/** Credential lookup. Keys are compared as SHA-256 hashes in constant time. */
-export interface KeyStore {
-  authenticate(apiKey: string, appId: string): Promise<AuthDecision>;
-  close(): Promise<void>;
-}
-
 /** Rate-limit state reported to the client in `X-RateLimit-*` headers. */
 export interface RateDecision {
   readonly allowed: boolean;
@@ -158,4 +157,15 @@ export interface RateDecision {
 export interface RateLimiter {
   /** A decision taken from local state comes back synchronously (no promise to allocate). */
   consume(keyId: string, limit: number): RateDecision | Promise<RateDecision>;
+}
+
+/**
+ * Leadership for the ingest worker: several workers may run for availability, one publishes.
+ * A port so the worker loop stays testable; Redis implements it.
+ */
+export interface LeaderLease {
+  /** Takes or renews the lease; resolves whether this worker holds it now. */
+  acquire(): Promise<boolean>;
+  /** Gives the lease up if held (shutdown), so another worker takes over at once. */
+  release(): Promise<void>;
 }

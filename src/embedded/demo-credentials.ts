@@ -6,7 +6,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { hashApiKey } from '../domain/key-registry';
-import { generateApiKey, writeKeyFile } from '../adapters/fs/key-file';
+import { writeKeyFile } from '../adapters/fs/key-file';
+import { generateApiKey } from '../keys/key-file-format';
 
 export interface DemoCredentials {
   readonly apiKey: string;

@@ -4,6 +4,13 @@
  * registry is wired. Plain node:http: it must keep answering when the API app is saturated.
  */
 import http from 'node:http';
+import {
+  errorBody,
+  InternalServerError,
+  MethodNotAllowedError,
+  NotFoundError,
+  type HttpError,
+} from '../errors';
 
 export interface AdminDeps {
   /** Readiness with a short reason when not ready. */
@@ -13,8 +20,12 @@ export interface AdminDeps {
 }
 
 function reply(res: http.ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
+  send(res, status, JSON.stringify(body));
+}
+
+function send(res: http.ServerResponse, status: number, text: string, headers = {}): void {
   res.writeHead(status, {
+    ...headers,
     'Content-Type': 'application/json',
     'Content-Length': Buffer.byteLength(text),
     'Cache-Control': 'no-cache',
@@ -22,12 +33,16 @@ function reply(res: http.ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
+/** An error record answer (the same record and headers the API sends). */
+function fail(res: http.ServerResponse, error: HttpError): void {
+  send(res, error.status, errorBody(error), error.headers);
+}
+
 export function createAdminServer(deps: AdminDeps): http.Server {
   return http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.setHeader('Allow', 'GET, HEAD');
-      return reply(res, 405, { error: { code: 405, message: 'Method Not Allowed' } });
+      return fail(res, new MethodNotAllowedError('GET, HEAD'));
     }
     if (path === '/healthz') return reply(res, 200, { status: 'ok' });
     if (path === '/readyz') {
@@ -44,10 +59,10 @@ export function createAdminServer(deps: AdminDeps): http.Server {
           res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache' });
           res.end(body);
         },
-        () => reply(res, 500, { error: { code: 500, message: 'Internal Server Error' } }),
+        () => fail(res, new InternalServerError()),
       );
       return;
     }
-    return reply(res, 404, { error: { code: 404, message: 'Not Found' } });
+    return fail(res, new NotFoundError());
   });
 }

@@ -8,19 +8,18 @@
  */
 import Router from '@koa/router';
 import Koa from 'koa';
-import type { ArchiveStore, CatalogReader, KeyStore, RateLimiter } from '../domain/ports';
+import type { ArchiveStore, CatalogReader, RateLimiter } from '../domain/ports';
+import type { KeyStore } from '../keys/ports';
 import type { StatusDocument } from '../domain/status-document';
 import { NotFoundError } from '../errors';
 import type { Logger } from '../logger';
-import type { ApiMetrics } from '../metrics';
-import { allowMethods } from './middleware/allow-methods';
-import { authenticate, type AuthFailureListener } from './middleware/authenticate';
-import { checkOrigin } from './middleware/check-origin';
 import { corsMiddleware } from './middleware/cors';
+import type { AuthFailureListener } from './middleware/authenticate';
 import { errorHandler } from './middleware/error-handler';
+import { guard } from './middleware/guard';
 import { protocolGuard } from './middleware/protocol-guard';
-import { rateLimit, type RateDecisionListener } from './middleware/rate-limit';
-import { primeRequestSeries, requestLog } from './middleware/request-log';
+import type { RateDecisionListener } from './middleware/rate-limit';
+import { requestLog, type RequestMetrics } from './middleware/request-log';
 import { securityHeaders } from './middleware/security-headers';
 import { archiveRoute } from './routes/archive';
 import { statusRoute } from './routes/status';
@@ -39,12 +38,12 @@ export interface AppDeps {
   readonly onAuthFailure?: AuthFailureListener;
   readonly onRateDecision?: RateDecisionListener;
   /** Request metrics; requests are logged either way. */
-  readonly metrics?: ApiMetrics;
+  readonly metrics?: RequestMetrics;
   /** Behind exactly one reverse proxy: client address from the last X-Forwarded-For hop. */
   readonly trustProxy?: boolean;
   /** Tile locator for the z/x/y and TileJSON routes; by default one over `store`. */
   readonly tiles?: TileLocator;
-  /** Extra routes mounted before the API (e.g. the viewer); optional. */
+  /** Extra routes without credentials (e.g. the viewer), matched after the API routes; optional. */
   readonly extraRoutes?: Router;
 }
 
@@ -53,12 +52,7 @@ export function createApp(deps: AppDeps): Koa {
   // Errors are answered by errorHandler; Koa's default stderr printing would double-log.
   app.silent = true;
 
-  const guarded = [
-    allowMethods(),
-    authenticate(deps.keys, deps.onAuthFailure),
-    checkOrigin(deps.onAuthFailure),
-    rateLimit(deps.limiter, deps.onRateDecision),
-  ];
+  const guarded = [guard(deps)];
   // Exact paths only: /STATUS.JSON or /status.json/ are unknown resources (404).
   const router = new Router({ sensitive: true, strict: true });
   router.all('/status.json', ...guarded, statusRoute(deps));
@@ -66,8 +60,7 @@ export function createApp(deps: AppDeps): Koa {
   mountTileRoutes(router, guarded, deps);
 
   if (deps.metrics)
-    primeRequestSeries(
-      deps.metrics,
+    deps.metrics.prime(
       router.stack.map((layer) => layer.path).filter((p): p is string => typeof p === 'string'),
     );
   app.use(requestLog(deps.logger, deps.metrics));
@@ -75,8 +68,9 @@ export function createApp(deps: AppDeps): Koa {
   app.use(securityHeaders());
   app.use(protocolGuard());
   app.use(corsMiddleware(deps.corsOrigins));
-  if (deps.extraRoutes) app.use(deps.extraRoutes.routes());
   app.use(router.routes());
+  // After the API: its requests skip the extra router's matching (their paths do not overlap).
+  if (deps.extraRoutes) app.use(deps.extraRoutes.routes());
   app.use(() => {
     throw new NotFoundError();
   });

@@ -4,25 +4,25 @@
  * same JSON error record and `nosniff` as every other error, then closes the connection.
  */
 import type { Socket } from 'node:net';
+import {
+  BadRequestError,
+  errorBody,
+  HeaderFieldsTooLargeError,
+  RequestTimeoutError,
+  type HttpError,
+} from '../errors';
 
-const REASONS: Record<number, string> = {
-  400: 'Bad Request',
-  405: 'Method Not Allowed',
-  408: 'Request Timeout',
-  431: 'Request Header Fields Too Large',
-};
-
-function statusFor(code: string | undefined): number {
-  if (code === 'HPE_HEADER_OVERFLOW') return 431;
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 408;
-  return 400;
+function errorFor(code: string | undefined): HttpError {
+  if (code === 'HPE_HEADER_OVERFLOW') return new HeaderFieldsTooLargeError();
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new RequestTimeoutError();
+  return new BadRequestError();
 }
 
 /** A complete raw HTTP/1.1 error response (error record, nosniff, connection closed). */
-export function rawErrorResponse(status: number, headers: Record<string, string> = {}): string {
-  const message = REASONS[status] ?? 'Bad Request';
-  const body = JSON.stringify({ error: { code: status, message } });
-  const extra = Object.entries(headers)
+export function rawErrorResponse(error: HttpError): string {
+  const { status, message } = error;
+  const body = errorBody(error);
+  const extra = Object.entries(error.headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
   return (
@@ -38,7 +38,7 @@ export function rawErrorResponse(status: number, headers: Record<string, string>
 
 /** The raw HTTP/1.1 response for a parser error code. */
 export function clientErrorResponse(code: string | undefined): string {
-  return rawErrorResponse(statusFor(code));
+  return rawErrorResponse(errorFor(code));
 }
 
 /** The `clientError` listener for an http.Server. */

@@ -4,10 +4,11 @@
  * needs to recover. Each kind of cause (status, error name, error code) is logged in full the
  * first time, then at most once per `intervalMs`, carrying how many of that kind were left
  * unlogged since the previous line. Causes already reported at their source
- * (`AlreadyReportedError`, e.g. breaker fast-fails, logged once per state change) write no
+ * (`StoreUnavailableError` with `alreadyReported`, e.g. breaker fast-fails, logged once per
+ * state change) write no
  * line at all. Metrics still count every request.
  */
-import { AlreadyReportedError } from '../errors';
+import { StoreUnavailableError } from '../domain/archive-errors';
 import type { Logger } from '../logger';
 
 export interface ErrorLogSampler {
@@ -37,7 +38,7 @@ export function createErrorLogSampler(options: ErrorLogSamplerOptions): ErrorLog
   const kinds = new Map<string, { loggedAt: number; suppressed: number }>();
   return {
     report(status, cause, context) {
-      if (cause instanceof AlreadyReportedError) return;
+      if (cause instanceof StoreUnavailableError && cause.alreadyReported) return;
       const kind = kindOf(status, cause);
       const seen = kinds.get(kind);
       const at = now();

@@ -7,6 +7,7 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
+import { MethodNotAllowedError } from '../errors';
 import { onClientError, rawErrorResponse } from './client-error';
 import { createSendWatchdog, watchResponses } from './send-watchdog';
 
@@ -49,7 +50,7 @@ export function createHttpServer(app: Koa, options: HttpServerOptions = {}): htt
   server.on('checkExpectation', handler);
   // No tunnels: CONNECT gets a 405 record instead of a silently closed connection.
   server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => {
-    socket.end(rawErrorResponse(405, { Allow: 'GET, HEAD, OPTIONS' }));
+    socket.end(rawErrorResponse(new MethodNotAllowedError('GET, HEAD, OPTIONS')));
   });
   return server;
 }

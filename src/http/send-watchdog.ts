@@ -50,6 +50,7 @@ export function createSendWatchdog(options: SendWatchdogOptions): SendWatchdog {
   const sweep = () => {
     const t = now();
     for (const [res, seen] of watched) {
+      if (res.writableFinished) continue;
       const socket = res.socket;
       // A pipelined response waiting for its turn has no socket yet: it is not stalled.
       const bytes = socket?.bytesWritten ?? Number.NaN;
@@ -71,9 +72,10 @@ export function createSendWatchdog(options: SendWatchdogOptions): SendWatchdog {
   return {
     track(res) {
       watched.set(res, { bytes: res.socket?.bytesWritten ?? Number.NaN, since: now() });
-      const forget = () => watched.delete(res);
-      res.once('finish', forget);
-      res.once('close', forget);
+      // 'close' follows 'finish' on every ServerResponse (Node emits it once the response is
+      // done or aborted), so one listener covers both; a finished response waiting for its
+      // 'close' tick is skipped by the sweep.
+      res.once('close', () => watched.delete(res));
       if (timer === undefined) {
         timer = setInterval(sweep, sweepMs);
         timer.unref();

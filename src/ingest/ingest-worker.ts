@@ -6,8 +6,8 @@
  */
 import type { Logger } from '../logger';
 import type { IngestCycle } from './ingest-cycle';
-import type { LeaderLease } from './leader-lease';
-import { createSerialTrigger } from './serial-trigger';
+import type { LeaderLease } from '../domain/ports';
+import { createSerialTrigger } from '../shared/serial-trigger';
 
 export interface IngestWorker {
   start(): Promise<void>;

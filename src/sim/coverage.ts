@@ -21,9 +21,6 @@ export const CONUS_BOUNDS: GeoBounds = Object.freeze({
 });
 
 // Constant tables here and in echo.ts match by shape only (numbers differ in meaning).
-/** Highest zoom rendered unless configured otherwise (about 1.2 km per pixel at 38 N). */
-export const DEFAULT_MAX_ZOOM = 7;
-
 /** Tile edge in pixels. */
 export const TILE_SIZE = 256;
 

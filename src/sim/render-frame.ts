@@ -4,7 +4,8 @@
  */
 import { parseTimestamp } from '../domain/timestamps';
 import { type TileInput, writePmtiles } from '../pmtiles/writer';
-import { CONUS_BOUNDS, DEFAULT_MAX_ZOOM, tileRanges } from './coverage';
+import { CONUS_BOUNDS, tileRanges } from './coverage';
+import { checkSimSetting, SIM_LIMITS } from './limits';
 import { createReflectivityField, DEFAULT_SEED } from './field';
 import { createIndexedPngEncoder } from './indexed-png';
 import { paletteRgba, REFLECTIVITY_PALETTE } from './palette';
@@ -37,10 +38,7 @@ export const GENERATOR = 'radar-tiles simulator 1';
 
 /** Creates a frame renderer for `options`. */
 export function createFrameRenderer(options: FrameOptions = {}): FrameRenderer {
-  const maxZoom = options.maxZoom ?? DEFAULT_MAX_ZOOM;
-  if (!Number.isInteger(maxZoom) || maxZoom < 0 || maxZoom > 12) {
-    throw new RangeError(`maxZoom must be an integer in 0..12, got ${maxZoom}`);
-  }
+  const maxZoom = checkSimSetting('maxZoom', options.maxZoom ?? SIM_LIMITS.maxZoom.default);
   const field = createReflectivityField({
     seed: options.seed ?? DEFAULT_SEED,
     stepDeg: options.stepDeg,

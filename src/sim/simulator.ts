@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '../logger';
 import { formatTimestamp } from '../domain/timestamps';
 import type { FrameSink } from './frame-sink';
+import { checkSimSetting, SIM_LIMITS } from './limits';
 import type { RenderPool } from './render-pool';
 
 /** Report on one frame, for progress displays. */
@@ -63,15 +64,9 @@ export interface Simulator {
 /** Creates a simulator; nothing happens until `start()`. */
 export function createSimulator(options: SimulatorOptions): Simulator {
   const { sink, pool, logger, onProgress } = options;
-  const cadenceS = options.cadenceS ?? 120;
-  const backfill = options.backfill ?? 30;
+  const cadenceS = checkSimSetting('cadenceS', options.cadenceS ?? SIM_LIMITS.cadenceS.default);
+  const backfill = checkSimSetting('backfill', options.backfill ?? SIM_LIMITS.backfill.default);
   const now = options.now ?? Date.now;
-  if (!Number.isInteger(cadenceS) || cadenceS <= 0 || cadenceS % 60 !== 0) {
-    throw new RangeError(`cadence must be a positive multiple of 60 s, got ${cadenceS}`);
-  }
-  if (!Number.isInteger(backfill) || backfill < 1) {
-    throw new RangeError(`backfill must be a positive integer, got ${backfill}`);
-  }
   const cadenceMs = cadenceS * 1000;
 
   const settled = new Set<string>(); // published or found in the sink

@@ -1,15 +1,11 @@
 /**
  * The archive ports of one backend, as the technology wirings (`fs.ts`, `s3.ts`) return them.
  * Each port is created on first use, so a process builds only what it needs (the simulator
- * only a sink, the ingest worker only a source).
+ * only a sink, the ingest worker only a source). `open-archives.ts` picks the backend.
  */
-import type { ArchivesBackend, Config } from '../config';
 import type { ArchiveSource, ArchiveStore } from '../domain/ports';
-import type { Logger } from '../logger';
 import type { FrameSink } from '../sim/frame-sink';
 import type { Component } from './component';
-import { fsArchives } from './fs';
-import { s3Archives } from './s3';
 
 export interface ArchivesWiring {
   /** Where archives are, for start-up lines. */
@@ -28,15 +24,4 @@ export interface ArchivesWiring {
   readonly changes?: (onChange: () => void) => Component;
   /** Clients to close last. */
   readonly connections: Component;
-}
-
-export function openArchives(
-  backend: ArchivesBackend,
-  config: Config,
-  logger: Logger,
-  options: { readonly timeoutMs?: number } = {},
-): ArchivesWiring {
-  return backend.kind === 's3'
-    ? s3Archives(backend, config, logger, options)
-    : fsArchives(backend.dir);
 }

@@ -6,9 +6,6 @@ import fs from 'node:fs/promises';
 import { createFsArchiveSource, createFsArchiveStore } from '../adapters/fs/archive-store';
 import { createDirectoryWatcher } from '../adapters/fs/directory-watcher';
 import { createDirectorySink } from '../adapters/fs/frame-sink';
-import { createFileKeyStore } from '../adapters/fs/key-store';
-import type { Config } from '../config';
-import type { KeyStore } from '../domain/ports';
 import type { IngestCycle } from '../ingest/ingest-cycle';
 import type { Logger } from '../logger';
 import { closer, type Component } from './component';
@@ -26,21 +23,6 @@ export function fsArchives(dir: string): ArchivesWiring {
     breakerOpen: () => false,
     connections: closer('fs', () => {}),
   };
-}
-
-/** The key file store; a configured key file that does not exist is a start-up error. */
-export async function fileKeyStore(
-  file: string,
-  config: Config,
-  logger: Logger,
-  pollMs?: number,
-): Promise<KeyStore> {
-  if (!(await fs.stat(file).catch(() => undefined))) {
-    throw new Error(
-      `key file ${file} does not exist (RADAR_KEYS_FILE); create it with npm run keys`,
-    );
-  }
-  return createFileKeyStore({ file, defaultLimit: config.rateLimit, logger, pollMs });
 }
 
 /** Runs the ingest cycle when the data directory changes (embedded mode's ingest). */

@@ -4,33 +4,11 @@
  */
 import type { Config } from '../config';
 import type { ArchiveSource, CatalogWriter } from '../domain/ports';
-import {
-  createIngestCycle,
-  INGEST_REJECTION_REASONS,
-  type IngestCycle,
-  type IngestEvents,
-} from '../ingest/ingest-cycle';
+import { createIngestCycle, type IngestCycle } from '../ingest/ingest-cycle';
 import { createIngestWorker, type IngestWorkerOptions } from '../ingest/ingest-worker';
 import type { Logger } from '../logger';
-import type { IngestMetrics } from '../metrics';
+import type { IngestMetrics } from './ingest-metrics';
 import type { Component } from './component';
-
-/** Ingest events feeding the ingest metrics. */
-export function ingestMetricEvents(metrics: IngestMetrics | undefined): IngestEvents {
-  if (!metrics) return {};
-  // Every reason at 0 from the start, so rate() and the rejection alert see a series.
-  for (const reason of INGEST_REJECTION_REASONS) metrics.rejected.inc({ reason }, 0);
-  return {
-    onPublished: (_timestamp, lagMs) => {
-      metrics.published.inc();
-      metrics.lag.observe(lagMs / 1000);
-    },
-    onRejected: (_name, reason) => metrics.rejected.inc({ reason }),
-    onRepublished: () => metrics.republished.inc(),
-    onUnpublished: (_timestamp, reason) => metrics.unpublished.inc({ reason }),
-    onReadFailed: (_name, reason) => metrics.readFailures.inc({ reason }),
-  };
-}
 
 export function ingestCycle(
   config: Config,
@@ -44,7 +22,7 @@ export function ingestCycle(
     catalog,
     logger,
     retentionS: config.retentionS,
-    ...ingestMetricEvents(metrics),
+    ...metrics,
   });
 }
 

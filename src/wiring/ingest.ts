@@ -11,8 +11,9 @@ import type { Config } from '../config';
 import { createAdminServer } from '../http/admin';
 import { createIngestWorker, type IngestWorker } from '../ingest/ingest-worker';
 import { createLogger } from '../logger';
-import { createIngestMetrics, createRegistry, exposition } from '../metrics';
-import { openArchives } from './archives';
+import { createRegistry, exposition, finiteOr, liveGauge } from '../metrics';
+import { createIngestMetrics } from './ingest-metrics';
+import { openArchives } from './open-archives';
 import { startAll, stoppers, type Component } from './component';
 import { ingestCycle } from './ingest-parts';
 import { createShutdown, listen } from './lifecycle';
@@ -49,8 +50,19 @@ export async function buildIngest(
     logger,
     pollMs: config.ingestPollS * 1000,
     leaseRenewMs: LEASE_TTL_MS / 3,
-    onLeadershipChange: (leader) => metrics.leader.set(leader ? 1 : 0),
   });
+  liveGauge(
+    registry,
+    'radar_ingest_leader',
+    '1 while this worker holds the ingest leader lease.',
+    () => worker.isLeader(),
+  );
+  liveGauge(
+    registry,
+    'radar_ingest_last_success_age_seconds',
+    'Seconds since the last complete ingest pass of this worker (-1 before the first).',
+    () => finiteOr(-1, worker.lastSuccessAgeS()),
+  );
   // After a Redis restart the index may be empty: take the lease back and reconcile at once.
   redis.client.on('ready', () => worker.retake());
   const components: Component[] = [
@@ -75,12 +87,7 @@ export async function buildIngest(
         : started
           ? { ready: true }
           : { ready: false, reason: 'starting' },
-    metrics: async () => {
-      const age = worker.lastSuccessAgeS();
-      metrics.lastSuccessAge.set(Number.isFinite(age) ? age : -1);
-      metrics.leader.set(worker.isLeader() ? 1 : 0);
-      return exposition(registry);
-    },
+    metrics: () => exposition(registry),
   });
   const adminPort = await listen(admin, config.adminPort, config.adminHost);
   await startAll(components);

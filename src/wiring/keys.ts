@@ -1,14 +1,52 @@
 /**
- * The one place key stores are opened: the serving side reads through `KeyStore` (see
- * `replica-parts.ts`), administrators write through `KeyAdminStore` (this file, for
- * `npm run keys` and the stack's demo key). Both follow `config.keys`.
+ * The one place key stores are opened, both following `config.keys`: the serving side reads
+ * through `KeyStore` (`openKeyStore`, for every replica), administrators write through
+ * `KeyAdminStore` (`openKeyAdmin`, for `npm run keys` and the stack's demo key).
  */
 import fs from 'node:fs/promises';
+import { createFileKeyAdminStore } from '../adapters/fs/key-admin';
+import { createFileKeyStore } from '../adapters/fs/key-store';
 import { closeRedisClient, createRedisClient } from '../adapters/redis/client';
 import { createRedisKeyAdminStore } from '../adapters/redis/key-admin';
+import { createRedisKeyStore } from '../adapters/redis/key-store';
 import type { Config, KeysBackend } from '../config';
-import { createFileKeyAdminStore, type KeyAdminStore } from '../keys/key-admin-store';
-import { createLogger } from '../logger';
+import type { KeyAdminStore, KeyStore } from '../keys/ports';
+import { createLogger, type Logger } from '../logger';
+import type { RedisWiring } from './redis';
+
+/**
+ * Opens the serving side's key store. A configured key file that does not exist is a start-up
+ * error; `redis` opens the replica's shared Redis connections on first use.
+ */
+export async function openKeyStore(
+  backend: KeysBackend,
+  config: Config,
+  logger: Logger,
+  options: { readonly redis: (url: string) => RedisWiring; readonly pollMs?: number },
+): Promise<KeyStore> {
+  if (backend.kind === 'file') {
+    const file = backend.path;
+    if (!(await fs.stat(file).catch(() => undefined))) {
+      throw new Error(
+        `key file ${file} does not exist (RADAR_KEYS_FILE); create it with npm run keys`,
+      );
+    }
+    return createFileKeyStore({
+      file,
+      defaultLimit: config.rateLimit,
+      logger,
+      pollMs: options.pollMs,
+    });
+  }
+  const redis = options.redis(backend.url);
+  return createRedisKeyStore({
+    client: redis.client,
+    subscriber: redis.subscriber(),
+    defaultLimit: config.rateLimit,
+    logger: logger.child({ component: 'keys' }),
+    resyncMs: config.resyncS * 1000,
+  });
+}
 
 export interface KeyAdmin {
   readonly store: KeyAdminStore;

@@ -2,7 +2,8 @@
  * Knobs a configuration does not carry: test-only periods, the logger, the viewer's assets and
  * spies on the ports. Production passes none of them.
  */
-import type { ArchiveStore, CatalogReader, KeyStore, RateLimiter } from '../domain/ports';
+import type { ArchiveStore, CatalogReader, RateLimiter } from '../domain/ports';
+import type { KeyStore } from '../keys/ports';
 import type { Logger } from '../logger';
 import type { ViewerRoutesOptions } from '../viewer/viewer-routes';
 

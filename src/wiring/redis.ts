@@ -15,13 +15,12 @@ import {
   createRedisSubscriber,
   type RedisClient,
 } from '../adapters/redis/client';
-import { createRedisKeyStore } from '../adapters/redis/key-store';
 import { INGEST_LEADER_KEY } from '../adapters/redis/keys';
 import { createRedisLeaderLease } from '../adapters/redis/leader-lease';
 import { createRedisRateLimiter, type RedisRateLimiter } from '../adapters/redis/rate-limiter';
 import type { Config } from '../config';
-import type { CatalogWriter, KeyStore } from '../domain/ports';
-import type { LeaderLease } from '../ingest/leader-lease';
+import type { CatalogWriter } from '../domain/ports';
+import type { LeaderLease } from '../domain/ports';
 import type { Logger } from '../logger';
 import { closer, type Component } from './component';
 
@@ -75,20 +74,6 @@ export function redisCatalog(
 /** The ingest worker's catalog: writes straight to the index, no snapshot, no subscription. */
 export function redisCatalogWriter(redis: RedisWiring): CatalogWriter {
   return createRedisCatalogIndex(redis.client);
-}
-
-export function redisKeyStore(
-  redis: RedisWiring,
-  config: Config,
-  logger: Logger,
-): Promise<KeyStore> {
-  return createRedisKeyStore({
-    client: redis.client,
-    subscriber: redis.subscriber(),
-    defaultLimit: config.rateLimit,
-    logger: logger.child({ component: 'keys' }),
-    resyncMs: config.resyncS * 1000,
-  });
 }
 
 export function redisRateLimiter(

@@ -11,24 +11,26 @@ import { createMemoryRateLimiter } from '../adapters/memory/rate-limiter';
 import { createStoreProbe, type StoreProbe } from '../adapters/store-probe';
 import type { Config } from '../config';
 import { createHealthCheck } from '../domain/health';
-import type { CatalogReader, KeyStore, RateLimiter } from '../domain/ports';
+import type { CatalogReader, RateLimiter } from '../domain/ports';
+import type { KeyStore } from '../keys/ports';
 import { createStatusDocumentSource, type StatusDocument } from '../domain/status-document';
 import { ensureDemoCredentials, type DemoCredentials } from '../embedded/demo-credentials';
 import { instrumentArchiveStore } from '../instrument';
 import type { Logger } from '../logger';
-import type { ApiMetrics, IngestMetrics } from '../metrics';
-import { openArchives, type ArchivesWiring } from './archives';
+import { liveGauge } from '../metrics';
+import { createCacheMetrics } from './cache-metrics';
+import { createCatalogMetrics } from './catalog-metrics';
+import type { IngestMetrics } from './ingest-metrics';
+import type { Registry } from 'prom-client';
+import { catalogGauges } from './catalog-gauges';
+import type { ArchivesWiring } from './archives';
+import { openArchives } from './open-archives';
 import { closer, type Component } from './component';
-import { directoryIngest, fileKeyStore } from './fs';
+import { directoryIngest } from './fs';
 import { ingestCycle, soleIngestLoop } from './ingest-parts';
+import { openKeyStore } from './keys';
 import type { ReplicaOverrides } from './overrides';
-import {
-  connectRedis,
-  redisCatalog,
-  redisKeyStore,
-  redisRateLimiter,
-  type RedisWiring,
-} from './redis';
+import { connectRedis, redisCatalog, redisRateLimiter, type RedisWiring } from './redis';
 import { backgroundSimulator } from './simulator';
 
 export interface ReplicaParts {
@@ -45,8 +47,6 @@ export interface ReplicaParts {
   readonly components: readonly Component[];
   /** Ports and clients, closed last, in order. */
   readonly connections: readonly Component[];
-  /** Live state read by the scrape-time gauges. */
-  readonly gauges: { limiterDegraded(): boolean; breakerOpen(): boolean; cacheBytes(): number };
 }
 
 const MIB = 1024 * 1024;
@@ -54,7 +54,10 @@ const MIB = 1024 * 1024;
 export async function assembleReplica(
   config: Config,
   logger: Logger,
-  metrics: { readonly api: ApiMetrics; readonly ingest: IngestMetrics | undefined },
+  metrics: {
+    readonly registry: Registry;
+    readonly ingest: IngestMetrics | undefined;
+  },
   overrides: ReplicaOverrides,
 ): Promise<ReplicaParts> {
   const components: Component[] = [];
@@ -67,7 +70,7 @@ export async function assembleReplica(
       ? await ensureDemoCredentials(config.keys.path)
       : undefined;
 
-  const api = metrics.api;
+  const { registry } = metrics;
   // Gated (each key's and address's share of open reads), measured, then cached: reads the
   // cache makes for itself carry no owner and are never refused.
   const gated = createReadGate(archives.store(), {
@@ -75,20 +78,25 @@ export async function assembleReplica(
     perAddress: config.storeReadsPerClient,
   });
   const store = createCachingArchiveStore(
-    instrumentArchiveStore(gated, api),
+    instrumentArchiveStore(gated, registry),
     config.cacheMb * MIB,
-    {
-      onHit: () => api.cacheHits.inc(),
-      onMiss: () => api.cacheMisses.inc(),
-      onEvict: () => api.cacheEvictions.inc(),
-    },
+    createCacheMetrics(registry),
+  );
+
+  liveGauge(registry, 'radar_archive_cache_bytes', 'Bytes held by the hot archive cache.', () =>
+    store.size(),
+  );
+  liveGauge(
+    registry,
+    'radar_object_store_breaker_open',
+    '1 while the archive store circuit breaker fails requests fast.',
+    () => archives.breakerOpen(),
   );
 
   let catalog: CatalogReader;
+  const onCatalogDropped = createCatalogMetrics(registry);
   if (config.catalog.kind === 'redis') {
-    const wired = redisCatalog(useRedis(config.catalog.url), config, logger, (_ts, reason) =>
-      api.catalogRefused.inc({ reason }),
-    );
+    const wired = redisCatalog(useRedis(config.catalog.url), config, logger, onCatalogDropped);
     catalog = wired.catalog;
     components.push(wired.component);
   } else {
@@ -104,17 +112,29 @@ export async function assembleReplica(
     );
   }
 
-  const keys =
-    config.keys.kind === 'file'
-      ? await fileKeyStore(config.keys.path, config, logger, overrides.keysPollMs)
-      : await redisKeyStore(useRedis(config.keys.url), config, logger);
+  const keys = await openKeyStore(config.keys, config, logger, {
+    redis: useRedis,
+    pollMs: overrides.keysPollMs,
+  });
   const redisLimiter =
     config.limiter.kind === 'redis'
       ? redisRateLimiter(useRedis(config.limiter.url), config, logger)
       : undefined;
   const limiter = redisLimiter ?? createMemoryRateLimiter(config.rateWindowS);
+  liveGauge(
+    registry,
+    'radar_rate_limiter_degraded',
+    '1 while the shared (Redis) limiter is unavailable and the in-memory insurance limiter decides.',
+    () => redisLimiter?.degraded() ?? false,
+  );
 
   const probe = createStoreProbe(store, logger, { intervalMs: overrides.probeIntervalMs });
+  liveGauge(
+    registry,
+    'radar_object_store_reachable',
+    '1 when the archive store answered its last probe.',
+    probe.reachable,
+  );
   components.unshift({
     name: 'store-probe',
     start: async () => {
@@ -140,6 +160,13 @@ export async function assembleReplica(
     storeReachable: probe.reachable,
     staleAfterS: config.staleAfterS,
   });
+  liveGauge(
+    registry,
+    'radar_status_healthy',
+    'The healthy flag /status.json reports now (1 or 0).',
+    healthy,
+  );
+  catalogGauges(registry, catalog);
   const connections = [
     closer('keys', () => keys.close()),
     // Before the Redis client closes: unspent leased points go back to the shared counter.
@@ -160,10 +187,5 @@ export async function assembleReplica(
     demo,
     components,
     connections,
-    gauges: {
-      limiterDegraded: () => redisLimiter?.degraded() ?? false,
-      breakerOpen: () => archives.breakerOpen(),
-      cacheBytes: () => store.size(),
-    },
   };
 }

@@ -9,9 +9,11 @@ import type { DemoCredentials } from '../embedded/demo-credentials';
 import { createAdminServer } from '../http/admin';
 import { createApp } from '../http/app';
 import { createHttpServer } from '../http/http-server';
-import { primeApiMetrics, refreshApiGauges } from '../instrument';
 import { createLogger } from '../logger';
-import { createApiMetrics, createIngestMetrics, createRegistry, exposition } from '../metrics';
+import { createRegistry, exposition } from '../metrics';
+import { createGuardMetrics } from './guard-metrics';
+import { createIngestMetrics } from './ingest-metrics';
+import { createRequestMetrics } from './request-metrics';
 import type { StoreProbe } from '../adapters/store-probe';
 import { createViewerRoutes } from '../viewer/viewer-routes';
 import { startAll, stoppers } from './component';
@@ -55,15 +57,13 @@ export async function buildReplica(
     'configuration (secrets omitted)',
   );
   const registry = createRegistry();
-  const apiMetrics = createApiMetrics(registry);
-  primeApiMetrics(apiMetrics, { defaultLimit: config.rateLimit });
   // A replica that ingests for itself (memory catalog) keeps the ingest metrics too.
   const ingestMetrics =
     config.catalog.kind === 'memory' ? createIngestMetrics(registry) : undefined;
   const parts = await assembleReplica(
     config,
     logger,
-    { api: apiMetrics, ingest: ingestMetrics },
+    { registry, ingest: ingestMetrics },
     overrides,
   );
   const raw: ReplicaPorts = {
@@ -83,17 +83,12 @@ export async function buildReplica(
     corsOrigins: config.corsOrigins,
     cacheControl: config.cacheControl,
     trustProxy: config.trustProxy,
-    metrics: apiMetrics,
+    metrics: createRequestMetrics(registry),
     extraRoutes: createViewerRoutes({
       ...overrides.viewer,
       demo: overrides.viewer?.demo ?? parts.demo,
     }),
-    onAuthFailure: (reason) => apiMetrics.authFailures.inc({ reason }),
-    onRateDecision: (allowed, limit) =>
-      apiMetrics.rateLimitDecisions.inc({
-        decision: allowed ? 'allowed' : 'limited',
-        tier: String(limit),
-      }),
+    ...createGuardMetrics(registry, { defaultLimit: config.rateLimit }),
   });
   const server = createHttpServer(app, {
     requestTimeoutMs: config.requestTimeoutS * 1000,
@@ -111,15 +106,7 @@ export async function buildReplica(
         return { ready: false, reason: 'archive store not reached yet' };
       return { ready: true };
     },
-    metrics: async () => {
-      refreshApiGauges(apiMetrics, {
-        catalog: parts.catalog,
-        storeReachable: parts.probe.reachable,
-        healthy: parts.healthy,
-        ...parts.gauges,
-      });
-      return exposition(registry);
-    },
+    metrics: () => exposition(registry),
   });
 
   const port = await listen(server, config.port, config.host);

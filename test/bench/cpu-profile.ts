@@ -39,16 +39,15 @@ export interface ProfileBreakdown {
   readonly parts: ProfilePart[];
 }
 
-/** Ordered: the first rule a frame matches names its part. */
-const RULES: ReadonlyArray<[RegExp, (m: RegExpExecArray) => string]> = [
-  [/\/dist\/http\/middleware\/([\w-]+)\.js/, (m) => `middleware ${m[1]}`],
-  [/\/dist\/http\/routes\/([\w-]+)\.js/, (m) => `route ${m[1]}`],
-  [/\/dist\/http\/([\w-]+)\.js/, (m) => `http ${m[1]}`],
-  [/\/dist\/adapters\/redis\/(rate-limiter|quota-lease)\.js/, () => 'rate limiter (lease)'],
-  [/\/dist\/adapters\/([\w/-]+)\.js/, (m) => `adapter ${m[1]}`],
-  [/\/dist\/domain\/([\w-]+)\.js/, (m) => `domain ${m[1]}`],
-  [/\/dist\/(metrics|instrument|logger)\.js/, (m) => `${m[1]}`],
-  [/\/dist\/([\w/-]+)\.js/, (m) => `src ${m[1]}`],
+/**
+ * Node's own response writing (headers, socket writes): a bare node:http server pays the same,
+ * so it is charged to "node: http and I/O" even when Koa's `respond` called it.
+ */
+const NODE_IO =
+  /^node:(_http_outgoing|_http_server|_http_common|net|internal\/stream_base_commons|internal\/streams\/writable)$/;
+
+/** Ordered: the first rule a frame matches names its part. Libraries first: some ship a dist/. */
+const LIBRARY_RULES: ReadonlyArray<[RegExp, (m: RegExpExecArray) => string]> = [
   [/node_modules\/rate-limiter-flexible\//, () => 'rate-limiter-flexible'],
   [/node_modules\/ioredis\//, () => 'ioredis'],
   [/node_modules\/prom-client\//, () => 'prom-client (metrics)'],
@@ -57,6 +56,22 @@ const RULES: ReadonlyArray<[RegExp, (m: RegExpExecArray) => string]> = [
   [/node_modules\/@koa\/cors\//, () => '@koa/cors'],
   [/node_modules\/(koa[\w-]*)\//, (m) => m[1]!],
   [/node_modules\/([@\w.-]+)\//, (m) => `lib ${m[1]}`],
+];
+
+const RULES: ReadonlyArray<[RegExp, (m: RegExpExecArray) => string]> = [
+  ...LIBRARY_RULES,
+  [NODE_IO, () => 'node: http and I/O'],
+  [/\/dist[\w-]*\/http\/middleware\/([\w-]+)\.js/, (m) => `middleware ${m[1]}`],
+  [/\/dist[\w-]*\/http\/routes\/([\w-]+)\.js/, (m) => `route ${m[1]}`],
+  [/\/dist[\w-]*\/http\/([\w-]+)\.js/, (m) => `http ${m[1]}`],
+  [
+    /\/dist\/adapters\/redis\/(rate-limiter|quota-lease|lease-sizing)\.js/,
+    () => 'rate limiter (lease)',
+  ],
+  [/\/dist[\w-]*\/adapters\/([\w/-]+)\.js/, (m) => `adapter ${m[1]}`],
+  [/\/dist[\w-]*\/domain\/([\w-]+)\.js/, (m) => `domain ${m[1]}`],
+  [/\/dist[\w-]*\/(metrics|instrument|logger)\.js/, (m) => `${m[1]}`],
+  [/\/dist[\w-]*\/([\w/-]+)\.js/, (m) => `src ${m[1]}`],
 ];
 
 function partOf(url: string): string | undefined {

@@ -35,7 +35,8 @@ function readStatus(pid: number): { rssKiB: number; hwmKiB: number } | undefined
   }
 }
 
-function cpuTicks(pid: number): number {
+/** utime + stime of `pid` in clock ticks (1/100 s), 0 once it is gone. */
+export function cpuTicks(pid: number): number {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may contain spaces) start after the last ')'.

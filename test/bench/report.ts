@@ -221,13 +221,14 @@ export function benchmarksMarkdown(
     lines.push('## Lease accuracy (shared rate limits)');
     lines.push('');
     lines.push(
-      'Limiter replicas on their own Redis connections share one key; demand 1.5 x the limit spread evenly over them in concurrent rounds, within one window (`lease-accuracy.ts`). ' +
+      'Limiter replicas on their own Redis connections share one key within one window (`lease-accuracy.ts`): `rounds` is 1.5 x the limit spread evenly over them in concurrent rounds; `burst N` is exactly the limit sent round-robin (as nginx does) by N concurrent workers, where every point stranded in a block is a refused request. ' +
         'Over-admission must be 0; under-admission (points leased but unspent while requests were refused) is bounded by max(1 % of the limit, one point per replica). See docs/rate-limits.md.',
     );
     lines.push('');
     lines.push(
       mdTable(
         [
+          'demand',
           'replicas',
           'limit',
           'requests',
@@ -239,6 +240,7 @@ export function benchmarksMarkdown(
           'Redis commands per allowed',
         ],
         results.leaseAccuracy.map((l) => [
+          l.pattern ?? 'rounds',
           String(l.replicas),
           String(l.limit),
           String(l.demand),

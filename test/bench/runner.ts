@@ -39,6 +39,8 @@ export interface Load {
   readonly connections: number;
   /** Bounded runs: stop after this many responses (the duration still caps it). */
   readonly amount?: number;
+  /** No warm-up: the measured requests are the first (a key's quota must not be spent before). */
+  readonly skipWarmup?: boolean;
   /** Warm up with other requests than the measured ones (first-touch runs). */
   readonly warmup?: { sequences: readonly (readonly PlannedRequest[])[]; amount: number };
 }
@@ -101,7 +103,9 @@ export class Runner {
       timeoutS: 10,
     };
     const { durationS, warmupS } = this.opts;
-    if (load.warmup) {
+    if (load.skipWarmup) {
+      // Measured from the first request on.
+    } else if (load.warmup) {
       await this.gen.run({ ...job, ...load.warmup, label: `warm-up ${id}`, durationS });
     } else if (warmupS > 0) {
       await this.gen.run({ ...job, label: `warm-up ${id}`, durationS: warmupS });

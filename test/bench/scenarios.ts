@@ -17,6 +17,7 @@ import type { BenchOptions } from './options';
 import { measurePublishToVisible, type PublishVisibleResult } from './publish-visible';
 import { log, type Endpoint, type Runner } from './runner';
 import {
+  DEFAULT_LIMIT,
   DEFAULT_LIMIT_HEADERS,
   populateCatalog,
   redisClient,
@@ -249,8 +250,11 @@ export async function scaleScenario(
     olderTimestamps(frames, opts.scaleTimestamps - frames.length),
   );
   const api10k = await topo.replica('api-10k', redis10k.url, opts.scaleTimestamps);
-  // Idle first: nothing but its timers, resyncs and probes (settled for a few seconds).
-  await new Promise((r) => setTimeout(r, opts.quick ? 1000 : 5000));
+  // Idle first: nothing but its timers, resyncs and probes. Settled for 30 s: V8's memory
+  // reducer keeps collecting the start-up garbage (catalog load, status render) for several
+  // seconds, 0.005 cores on top of the steady 0.002 when measured after 5 s
+  // (test/bench/idle-cpu.ts --settle 5 vs --settle 30).
+  await new Promise((r) => setTimeout(r, opts.quick ? 1000 : 30_000));
   const idleS = opts.quick ? 5 : 30;
   const idleWindow = startWindow([single('api-10k', api10k.proc.pid)], 1000);
   await new Promise((r) => setTimeout(r, idleS * 1000));
@@ -341,21 +345,35 @@ export async function redisCommandsProcessed(url: string): Promise<number> {
 }
 
 /**
+ * Requests of the default-limit run: 75 % of the key's 1,200 points per 60 s, so the measured
+ * window never runs out of quota (every answer is allowed) and fits one rate window.
+ */
+export const DEFAULT_LIMIT_REQUESTS = Math.floor(DEFAULT_LIMIT * 0.75);
+
+/**
  * Map clients through nginx and both replicas, with Redis's command count over the measured
- * window: once with the bench key (limit 10^9) and once with a key at the default limit
- * (1,200 per 60 s), whose quota the load exhausts within a second of each window, so most
- * answers are 429 and the figure is commands per *allowed* request, as the target says.
+ * window: once with the bench key (limit 10^9, warmed up, a fixed duration) and once with a key
+ * at the default limit (1,200 per 60 s) that nothing touched before: no warm-up (it would spend
+ * the quota, as it did before), exactly DEFAULT_LIMIT_REQUESTS requests from the key's first
+ * one, so the figure includes the leases' ramp-up from a fresh key and is commands per
+ * *allowed* request, as the target says.
  */
 export async function redisCommandsScenario(
   ctx: ScenarioContext,
   sequences: Sequences,
 ): Promise<void> {
   const { topo, runner } = ctx;
-  const variants: Array<[string, Readonly<Record<string, string>> | undefined, number[]]> = [
-    ['nginx + 2 replicas, key limit 10^9', undefined, [206]],
-    ['nginx + 2 replicas, key at the default limit', DEFAULT_LIMIT_HEADERS, [206, 429]],
+  const variants: Array<
+    [string, Readonly<Record<string, string>> | undefined, number | undefined]
+  > = [
+    ['nginx + 2 replicas, key limit 10^9', undefined, undefined],
+    [
+      `nginx + 2 replicas, fresh key at the default limit, ${DEFAULT_LIMIT_REQUESTS} requests`,
+      DEFAULT_LIMIT_HEADERS,
+      DEFAULT_LIMIT_REQUESTS,
+    ],
   ];
-  for (const [against, headers, expect] of variants) {
+  for (const [against, headers, amount] of variants) {
     const endpoint: Endpoint = {
       ...topo.endpoints.edge,
       against,
@@ -364,8 +382,10 @@ export async function redisCommandsScenario(
     const before = await redisCommandsProcessed(topo.redis.url);
     const run = await runner.measure('redis commands', endpoint, {
       sequences,
-      expect,
+      // A 429 would mean the leases stranded points before the quota ran out: an error here.
+      expect: [206],
       connections: sequences.length,
+      ...(amount !== undefined ? { amount, skipWarmup: true } : {}),
     });
     const commands = (await redisCommandsProcessed(topo.redis.url)) - before - 1;
     const counts = run.result.statusCounts;

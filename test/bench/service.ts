@@ -4,6 +4,7 @@
  * replicas (`node dist/bin/api.js`), keys in Redis with a bench key whose limit is 10^9 per
  * window, so the shared rate limiter is consulted on every request but never refuses.
  */
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import {
   closeRedisClient,
@@ -266,4 +267,34 @@ export async function populateCatalog(
   } finally {
     await closeRedisClient(client);
   }
+}
+
+/** Redis with the bench keys, s3rver holding `frames`, and an ingest worker that published them. */
+export interface PublishedBackend {
+  readonly redis: LocalRedis;
+  readonly s3server: { readonly s3: S3Info; readonly proc: BenchProcess };
+  readonly ingest: BenchProcess;
+  readonly metas: ArchiveMeta[];
+}
+
+/**
+ * Starts the backends of a one-replica measurement (idle CPU, pipeline cost) under `runDir`,
+ * pushing each stop onto `stops` so a failure half-way still cleans up.
+ */
+export async function startPublishedBackend(
+  runDir: string,
+  logDir: string,
+  frames: readonly Frame[],
+  stops: Array<() => Promise<void>>,
+): Promise<PublishedBackend> {
+  const redis = await startRedisWithKeys();
+  stops.push(() => redis.stop());
+  await fsp.mkdir(path.join(runDir, 's3'));
+  const s3server = await startS3(path.join(runDir, 's3'), logDir);
+  stops.push(() => s3server.proc.stop());
+  await uploadFrames(s3server.s3, frames);
+  const ingest = await startIngest(redis.url, s3server.s3, logDir);
+  stops.push(() => ingest.stop());
+  const metas = await waitForPublished(redis.url, frames.length, ingest);
+  return { redis, s3server, ingest, metas };
 }

@@ -9,8 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import YAML from 'yaml';
 import { TIMESTAMPS_KEY } from '../../src/adapters/redis/keys';
-import { formatTimestamp } from '../../src/domain/timestamps';
-import { createApiMetrics, createIngestMetrics, createRegistry } from '../../src/metrics';
+import { declaredMetrics } from './api-registry';
 import { buildArchive } from '../fixtures/archives';
 import { request } from '../harness/http-client';
 import {
@@ -31,6 +30,7 @@ import {
   seriesNames,
   withGrafanaVariablesResolved,
 } from './deploy-files';
+import { recentTimestamp } from '../harness/timestamps';
 
 jest.setTimeout(60_000);
 
@@ -38,7 +38,7 @@ let stack: ProductionStack;
 let apiText = '';
 let ingestText = '';
 
-const timestamp = formatTimestamp(Math.floor(Date.now() / 120_000) * 120_000);
+const timestamp = recentTimestamp();
 
 beforeAll(async () => {
   stack = await startProductionStack({ replicas: 1 });
@@ -109,9 +109,7 @@ function knownNames(): Set<string> {
  * is set on the blackbox targets in prometheus.yml) and the SLO rules' `slo` label.
  */
 async function knownLabels(): Promise<Set<string>> {
-  const registry = createRegistry();
-  createApiMetrics(registry);
-  createIngestMetrics(registry);
+  const registry = declaredMetrics();
   const labels = new Set(['job', 'instance', 'le', 'quantile', 'pod', 'namespace', 'probe', 'slo']);
   for (const metric of registry.getMetricsAsArray()) {
     for (const name of (metric as unknown as { labelNames?: string[] }).labelNames ?? [])

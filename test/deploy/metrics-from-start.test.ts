@@ -8,7 +8,7 @@
  * metrics of other exporters (nginx, blackbox, Prometheus itself) and recording-rule outputs
  * are not the service's to export.
  */
-import { createApiMetrics, createIngestMetrics, createRegistry } from '../../src/metrics';
+import { declaredMetrics } from './api-registry';
 import { request } from '../harness/http-client';
 import { startProductionStack, type ProductionStack } from '../harness/production-stack';
 import { allRules, dashboardQueries, metricNames } from './deploy-files';
@@ -67,11 +67,9 @@ it('every service metric named by a rule or a dashboard panel has a series on a 
 
 it('every labelled counter of the service starts with its whole known vocabulary at 0', () => {
   // Each counter family with labels: its series on a fresh process, all at 0.
-  const registry = createRegistry();
-  const families = [
-    ...Object.values(createApiMetrics(registry)),
-    ...Object.values(createIngestMetrics(registry)),
-  ]
+  const registry = declaredMetrics();
+  const families = registry
+    .getMetricsAsArray()
     .map((m) => m as unknown as { name: string; labelNames?: string[]; type?: string })
     .filter((m) => (m.labelNames?.length ?? 0) > 0 && m.name.endsWith('_total'));
   const text = `${apiText}\n${ingestText}`;

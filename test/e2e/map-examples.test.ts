@@ -11,7 +11,7 @@ import { buildViewer } from '../../tools/build-viewer';
 import { launchChromium, type Chromium } from '../harness/browser';
 import { publishRadarFrames, startViewerApi, type ViewerApi } from '../harness/browser-api';
 import { APPS, KEYS } from '../harness/embedded-api';
-import { countPalettePixels, decodePng } from '../support/palette-pixels';
+import { countPalettePixels, decodePng } from '../harness/palette-pixels';
 
 jest.setTimeout(120_000);
 

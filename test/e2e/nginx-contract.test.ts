@@ -8,7 +8,6 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import zlib from 'node:zlib';
-import { formatTimestamp } from '../../src/domain/timestamps';
 import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import type { LocalNginx } from '../../tools/stack/local-nginx';
 import { freePort } from '../../tools/stack/free-port';
@@ -24,13 +23,14 @@ import {
 import type { RawResponse } from '../harness/http-client';
 import { stackAuth, STACK_APP, STACK_KEYS } from '../harness/production-stack';
 import { waitFor } from '../harness/wait';
+import { recentTimestamp } from '../harness/timestamps';
 
 jest.setTimeout(60_000);
 
 let edge: EdgeStack;
 let direct: string;
-const base = Math.floor(Date.now() / 120_000) * 120_000;
-const ts = (i: number) => formatTimestamp(base - i * 120_000);
+const now = Date.now();
+const ts = (i: number) => recentTimestamp(i, now);
 /** Enough timestamps for a status document above gzip_min_length (512 bytes). */
 const FRAMES = 36;
 let archive: Buffer;

@@ -7,9 +7,6 @@
  */
 import fs from 'node:fs/promises';
 import http from 'node:http';
-import { hashApiKey } from '../../src/domain/key-registry';
-import { formatTimestamp } from '../../src/domain/timestamps';
-import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import type { LocalNginx } from '../../tools/stack/local-nginx';
 import { buildArchive } from '../fixtures/archives';
 import {
@@ -22,6 +19,7 @@ import {
 import { startMapClientLoad, type MapRequest } from '../harness/map-client-load';
 import { startProductionStack, STACK_APP, type ProductionStack } from '../harness/production-stack';
 import { waitFor } from '../harness/wait';
+import { recentTimestamp } from '../harness/timestamps';
 
 jest.setTimeout(60_000);
 
@@ -33,8 +31,7 @@ const headers = { Authorization: `Bearer ${LOAD_KEY}`, 'X-App': `Bearer ${STACK_
 let stack: ProductionStack;
 let replicas: SpawnedReplica[];
 let nginx: LocalNginx;
-const base = Math.floor(Date.now() / 120_000) * 120_000;
-const timestamp = formatTimestamp(base);
+const timestamp = recentTimestamp();
 const archivePath = `/tiles/${timestamp}.pmtiles`;
 
 /** ESTABLISHED TCP connections whose remote end is one of `ports` (Linux /proc/net/tcp). */
@@ -58,19 +55,7 @@ const mapRequests: MapRequest[] = [
 
 beforeAll(async () => {
   stack = await startProductionStack({ replicas: 0 });
-  await createRedisKeyAdminStore(stack.client).update((data) => ({
-    ...data,
-    keys: [
-      ...data.keys,
-      {
-        id: 'load',
-        sha256: hashApiKey(LOAD_KEY),
-        apps: [STACK_APP],
-        limit: 1_000_000,
-        disabled: false,
-      },
-    ],
-  }));
+  await stack.addKeys([{ id: 'load', apiKey: LOAD_KEY, limit: 1_000_000 }]);
   await stack.s3.put(`${timestamp}.pmtiles`, buildArchive(timestamp, 4));
   // LOG_LEVEL info: the replicas' request log lines are checked against nginx's.
   replicas = await Promise.all([

@@ -11,25 +11,18 @@ import fs from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
-import { hashApiKey } from '../../src/domain/key-registry';
-import { formatTimestamp } from '../../src/domain/timestamps';
 import type { LocalNginx } from '../../tools/stack/local-nginx';
 import { NGINX_TEMPLATE_PATH } from '../../tools/stack/render-nginx';
 import { buildArchive } from '../fixtures/archives';
 import { accessLog, edgeRequest, nginxPrefix, startEdge } from '../harness/edge-stack';
 import type { RawResponse } from '../harness/http-client';
-import {
-  STACK_APP,
-  startProductionStack,
-  stackAuth,
-  type ProductionStack,
-} from '../harness/production-stack';
+import { startProductionStack, stackAuth, type ProductionStack } from '../harness/production-stack';
 import { waitFor } from '../harness/wait';
+import { recentTimestamp } from '../harness/timestamps';
 
 jest.setTimeout(120_000);
 
-const TS = formatTimestamp(Math.floor(Date.now() / 120_000) * 120_000 - 120_000);
+const TS = recentTimestamp(1);
 const ARCHIVE = `/tiles/${TS}.pmtiles`;
 const ORIGIN = 'https://maps.example.org';
 const BURST_KEY = 'rk_flood-burst-0123456789';
@@ -42,22 +35,8 @@ beforeAll(async () => {
   stack = await startProductionStack({ replicas: 1, env: { RADAR_TRUST_PROXY: '1' } });
   replicas = stack.replicas.map((r) => `127.0.0.1:${r.port}`);
   // A key of its own with the default quota, spent only by the burst below.
-  await createRedisKeyAdminStore(stack.client).update((data) => ({
-    ...data,
-    keys: [
-      ...data.keys,
-      { id: 'burst', sha256: hashApiKey(BURST_KEY), apps: [STACK_APP], disabled: false },
-    ],
-  }));
-  await stack.s3.put(`${TS}.pmtiles`, buildArchive(TS, 2));
-  for (const url of stack.baseUrls)
-    await waitFor(
-      async () =>
-        (await edgeRequest(url, ARCHIVE, { method: 'HEAD', headers: stackAuth() })).status === 200,
-      20_000,
-      `archive listed on ${url}`,
-      100,
-    );
+  await stack.addKeys([{ id: 'burst', apiKey: BURST_KEY }]);
+  await stack.publish(TS, buildArchive(TS, 2));
 });
 afterAll(() => stack?.stop());
 

@@ -2,17 +2,17 @@
  * z/x/y tiles and TileJSON through the shipped nginx config in front of two replicas: the
  * shared conformance suite at the edge (TileJSON must name nginx's address, port included).
  */
-import { formatTimestamp } from '../../src/domain/timestamps';
 import { startEdgeStack, type EdgeStack } from '../harness/edge-stack';
 import { request } from '../harness/http-client';
 import { stackAuth } from '../harness/production-stack';
 import { waitFor } from '../harness/wait';
-import { describeTileConformance, sparseArchive } from '../support/tile-conformance';
-import { addTileTestKeys, TILE_TEST_KEYS } from '../support/tile-test-keys';
+import { describeTileConformance, sparseArchive } from '../harness/tile-conformance';
+import { addTileTestKeys, TILE_TEST_KEYS } from '../harness/tile-test-keys';
+import { recentTimestamp } from '../harness/timestamps';
 
 jest.setTimeout(60_000);
 
-const TS = formatTimestamp(Math.floor(Date.now() / 120_000) * 120_000 - 120_000);
+const TS = recentTimestamp(1);
 const archive = sparseArchive(TS);
 let edge: EdgeStack;
 

@@ -194,12 +194,12 @@ async function connectWith(apiKey: string, appId: string): Promise<void> {
 
 it('says clearly when the credentials are wrong', async () => {
   await connectWith('rk_wrong-key-0123456789', APPS.web);
-  await page.waitForSelector('#message[data-kind="auth"]', { state: 'visible', timeout: 10_000 });
+  await page.waitForSelector('#message[data-kind="auth"]', { state: 'visible', timeout: 30_000 });
   expect(await page.textContent('#message')).toBe(
     'API key or app id not accepted (401 Unauthorized): check both values.',
   );
   expect(await page.getAttribute('body', 'data-radar-state')).toBe('auth-error');
-});
+}, 60_000);
 
 it('says clearly when the rate limit is reached (429)', async () => {
   // Archive ranges are immutable and cached by the browser: start cold, as a new visitor would.
@@ -210,12 +210,12 @@ it('says clearly when the rate limit is reached (429)', async () => {
   // frame alone may fit in the 3 requests; animating the other frames cannot.
   await page.reload();
   await page.waitForSelector('body[data-radar-state="ready"], #message[data-kind="rate-limit"]', {
-    timeout: 10_000,
+    timeout: 30_000,
   });
   if ((await page.getAttribute('body', 'data-radar-state')) === 'ready') await page.click('#play');
   await page.waitForSelector('#message[data-kind="rate-limit"]', {
     state: 'visible',
-    timeout: 10_000,
+    timeout: 30_000,
   });
   expect(await page.textContent('#message')).toMatch(
     /^Rate limit reached \(429 Too Many Requests\): .*Retrying in \d+ s\.$/,
@@ -223,4 +223,4 @@ it('says clearly when the rate limit is reached (429)', async () => {
   expect(await page.getAttribute('body', 'data-radar-state')).toBe('rate-limited');
   expect(await page.textContent('#quota')).toMatch(/Requests left: 0\/3/);
   expect(pageErrors).toEqual([]);
-});
+}, 90_000);

@@ -9,17 +9,17 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { TIMESTAMPS_KEY } from '../../src/adapters/redis/keys';
-import { formatTimestamp } from '../../src/domain/timestamps';
 import { freePort } from '../../tools/stack/free-port';
 import { buildReplica, type Replica } from '../../src/wiring/replica';
 import { buildArchive } from '../fixtures/archives';
 import { request } from '../harness/http-client';
 import { startProductionStack, stackAuth, type ProductionStack } from '../harness/production-stack';
 import { waitFor } from '../harness/wait';
+import { recentTimestamp } from '../harness/timestamps';
 
 jest.setTimeout(90_000);
 
-const TS = formatTimestamp(Math.floor(Date.now() / 120_000) * 120_000 - 120_000);
+const TS = recentTimestamp(1);
 const FLOOD = 600;
 const archive = buildArchive(TS, 5);
 let stack: ProductionStack;

@@ -11,7 +11,6 @@ import {
   FAULT_REPLICA_ENV,
   faultAuth,
   indexedTimestamps,
-  recentTimestamps,
   replicaStatus,
   reportFault,
   sample,
@@ -26,6 +25,7 @@ import {
   type StatusBody,
 } from '../harness/map-client-load';
 import { waitFor } from '../harness/wait';
+import { recentTimestamps } from '../harness/timestamps';
 
 jest.setTimeout(60_000);
 

@@ -15,7 +15,6 @@ import {
   faultAuth,
   indexedTimestamps,
   metric,
-  recentTimestamps,
   replicaStatus,
   reportFault,
   spawnIngest,
@@ -31,6 +30,7 @@ import {
   type StatusBody,
 } from '../harness/map-client-load';
 import { waitFor } from '../harness/wait';
+import { recentTimestamps } from '../harness/timestamps';
 
 jest.setTimeout(90_000);
 

@@ -36,7 +36,7 @@ import {
   type MapClientLoad,
   type StatusBody,
 } from '../harness/map-client-load';
-import { waitUntil } from '../harness/redis-server';
+import { waitFor } from '../harness/wait';
 
 jest.setTimeout(120_000);
 
@@ -91,21 +91,21 @@ it('unreadable object: counted and retried, never blocks publishing or retention
   const before = await failures();
 
   const run = load(30_000);
-  await waitUntil(() => run.outcomes.length >= 20, 10_000, 'load running', 20);
+  await waitFor(() => run.outcomes.length >= 20, 10_000, 'load running', 20);
   await fault.stack.client.hset(archiveKey(expired), ...VALID_HASH);
   await fault.stack.client.zadd(TIMESTAMPS_KEY, parseTimestamp(expired)! / 1000, expired);
   const startedAt = Date.now();
   await fault.stack.s3.put(`${unreadableTs}.pmtiles `, buildArchive(unreadableTs, 2));
   await fault.stack.s3.put(`${validTs}.pmtiles`, buildArchive(validTs, 2));
 
-  const publishedMs = await waitUntil(() => listedEverywhere(validTs), 15_000, 'valid listed', 50);
-  const prunedMs = await waitUntil(
+  const publishedMs = await waitFor(() => listedEverywhere(validTs), 15_000, 'valid listed', 50);
+  const prunedMs = await waitFor(
     async () => !(await indexedTimestamps(fault.stack)).includes(expired),
     15_000,
     'expired pruned',
     50,
   );
-  await waitUntil(async () => (await failures()) > before, 15_000, 'failure counted', 50);
+  await waitFor(async () => (await failures()) > before, 15_000, 'failure counted', 50);
   // Ten polling periods: retried with backoff (2 s, 4 s, ...), not on every pass.
   await delay(10_000);
   const attempts = (await failures()) - before;
@@ -138,7 +138,7 @@ it('junk in the catalog: refused and counted by replicas, repaired by the next i
     })
   ).headers.etag;
   const run = load(40_000);
-  await waitUntil(() => run.outcomes.length >= 20, 10_000, 'load running', 20);
+  await waitFor(() => run.outcomes.length >= 20, 10_000, 'load running', 20);
 
   await fault.stack.ingest.shutdown(); // so the replicas' side is observable before any repair
   const injectedAt = Date.now();
@@ -152,7 +152,7 @@ it('junk in the catalog: refused and counted by replicas, repaired by the next i
   await fault.stack.client.incr(CATALOG_VERSION_KEY);
 
   const reasons = ['future-timestamp', 'bad-timestamp', 'bad-etag', 'bad-size'];
-  const refusedMs = await waitUntil(
+  const refusedMs = await waitFor(
     async () => {
       for (const replica of fault.replicas) {
         const text = await scrape(replica.adminPort);
@@ -176,7 +176,7 @@ it('junk in the catalog: refused and counted by replicas, repaired by the next i
   spawned = await spawnIngest(fault.stack);
   ingestAdminPort = spawned.adminPort;
   const restartedAt = Date.now();
-  await waitUntil(
+  await waitFor(
     async () => {
       const members = await indexedTimestamps(fault.stack);
       return (
@@ -236,7 +236,7 @@ it('object replaced under a published timestamp: republished with the new ETag, 
     );
   const [before] = await head();
   const run = load(40_000);
-  await waitUntil(() => run.outcomes.length >= 20, 10_000, 'load running', 20);
+  await waitFor(() => run.outcomes.length >= 20, 10_000, 'load running', 20);
 
   const replacement = buildArchive(ts, 2);
   const probeStatuses: Record<string, number> = {};
@@ -245,7 +245,7 @@ it('object replaced under a published timestamp: republished with the new ETag, 
   const replacedAt = Date.now();
   let last: string[] = [];
   await fault.stack.s3.put(`${ts}.pmtiles`, replacement);
-  const republishedMs = await waitUntil(
+  const republishedMs = await waitFor(
     async () => {
       const answers = await head();
       answers.forEach((a) => count(a.status));
@@ -270,7 +270,7 @@ it('object replaced under a published timestamp: republished with the new ETag, 
 
   const withdrawnAt = Date.now();
   await fault.stack.s3.put(`${ts}.pmtiles`, Buffer.alloc(50_000, 0x21));
-  const withdrawnMs = await waitUntil(
+  const withdrawnMs = await waitFor(
     async () => {
       const answers = await head();
       answers.forEach((a) => count(a.status));

@@ -20,7 +20,7 @@ import {
   type FaultStack,
 } from '../harness/fault-stack';
 import { startMapClientLoad, summarizeLoad } from '../harness/map-client-load';
-import { waitUntil } from '../harness/redis-server';
+import { waitFor } from '../harness/wait';
 
 jest.setTimeout(120_000);
 
@@ -86,7 +86,7 @@ it('an object replaced under a published timestamp never opens the breaker or se
     clients: 4,
     durationMs: WATCH_MS + 30_000,
   });
-  await waitUntil(() => load.outcomes.length >= 20, 10_000, 'load running', 20);
+  await waitFor(() => load.outcomes.length >= 20, 10_000, 'load running', 20);
 
   const replacedAt = Date.now();
   await fault.stack.s3.put(key, replacement);

@@ -16,13 +16,13 @@ import {
   faultAuth,
   indexedTimestamps,
   readyz,
-  recentTimestamps,
   reportFault,
   startFaultStack,
   type FaultStack,
 } from '../harness/fault-stack';
 import { isServed, startMapClientLoad, summarizeLoad } from '../harness/map-client-load';
 import { waitFor } from '../harness/wait';
+import { recentTimestamps } from '../harness/timestamps';
 
 jest.setTimeout(60_000);
 

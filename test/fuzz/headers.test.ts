@@ -8,19 +8,25 @@
  * - duplicate Authorization / X-App / Range / Host lines: conflicting credentials never
  *   authenticate, duplicates of one credential never widen access;
  * - Bearer values with odd spacing, case, tabs, NBSP and Unicode: the answer is exactly the
- *   one the RFC 6750 model (support/auth-model.ts) gives.
+ *   one the RFC 6750 model (test/harness/fuzz/auth-model.ts) gives.
  * Requests Node answers itself (over-long heads, bad bytes) are in parser.test.ts.
  */
 import http from 'node:http';
 import fc from 'fast-check';
 import { APPS, auth, KEYS } from '../harness/embedded-api';
-import { bearerToken, expectedAuth } from './support/auth-model';
-import { checkProperty, printSummary } from './support/fuzz-run';
-import { SMALL_TS, startHostileApi, type HostileApi } from './support/hostile-api';
-import { checkOutcome, InvariantViolation } from './support/invariants';
-import { rangeOracle } from './support/range-oracle';
-import { buildRequest, rawExchange, type RawHttpResponse } from './support/raw-http';
-import { headerSafe, serverView, toWire } from './support/wire';
+import { bearerToken, expectedAuth } from '../harness/fuzz/auth-model';
+import { checkProperty, printSummary } from '../harness/fuzz/fuzz-run';
+import { SMALL_TS, startHostileApi, type HostileApi } from '../harness/fuzz/hostile-api';
+import { checkOutcome, InvariantViolation } from '../harness/fuzz/invariants';
+import { rangeOracle } from '../harness/fuzz/range-oracle';
+import {
+  buildRequest,
+  headerSafe,
+  rawExchange,
+  serverView,
+  toWire,
+  type RawHttpResponse,
+} from '../harness/raw-socket';
 
 jest.setTimeout(120_000);
 

@@ -11,10 +11,10 @@
  */
 import fc from 'fast-check';
 import { auth } from '../harness/embedded-api';
-import { checkProperty, printSummary } from './support/fuzz-run';
-import { SMALL_TS, startHostileApi, type HostileApi } from './support/hostile-api';
-import { checkOutcome, InvariantViolation } from './support/invariants';
-import { buildRequest, rawExchange } from './support/raw-http';
+import { checkProperty, printSummary } from '../harness/fuzz/fuzz-run';
+import { SMALL_TS, startHostileApi, type HostileApi } from '../harness/fuzz/hostile-api';
+import { checkOutcome, InvariantViolation } from '../harness/fuzz/invariants';
+import { buildRequest, rawExchange } from '../harness/raw-socket';
 
 jest.setTimeout(120_000);
 

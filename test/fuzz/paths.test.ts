@@ -13,7 +13,7 @@
  */
 import fc from 'fast-check';
 import { auth } from '../harness/embedded-api';
-import { checkProperty, printSummary } from './support/fuzz-run';
+import { checkProperty, printSummary } from '../harness/fuzz/fuzz-run';
 import {
   ABSENT_TS,
   CORRUPT_TS,
@@ -22,9 +22,9 @@ import {
   SMALL_TS,
   startHostileApi,
   type HostileApi,
-} from './support/hostile-api';
-import { checkOutcome, InvariantViolation } from './support/invariants';
-import { buildRequest, rawExchange, type RawHttpResponse } from './support/raw-http';
+} from '../harness/fuzz/hostile-api';
+import { checkOutcome, InvariantViolation } from '../harness/fuzz/invariants';
+import { buildRequest, rawExchange, type RawHttpResponse } from '../harness/raw-socket';
 
 jest.setTimeout(120_000);
 

@@ -7,10 +7,10 @@
  */
 import fc from 'fast-check';
 import { auth } from '../harness/embedded-api';
-import { checkProperty, printSummary, tally } from './support/fuzz-run';
-import { SMALL_TS, startHostileApi, type HostileApi } from './support/hostile-api';
-import { checkResponse, InvariantViolation } from './support/invariants';
-import { rawPipeline } from './support/raw-http';
+import { checkProperty, printSummary, tally } from '../harness/fuzz/fuzz-run';
+import { SMALL_TS, startHostileApi, type HostileApi } from '../harness/fuzz/hostile-api';
+import { checkResponse, InvariantViolation } from '../harness/fuzz/invariants';
+import { rawPipeline } from '../harness/raw-socket';
 
 jest.setTimeout(120_000);
 

@@ -1,18 +1,24 @@
 /**
  * Hostile `Range` (and `If-Range`) headers against a real replica over a raw socket.
- * Every case must satisfy the response invariants (support/invariants.ts: no 5xx, no hang,
+ * Every case must satisfy the response invariants (test/harness/fuzz/invariants.ts: no 5xx, no hang,
  * exact error records, byte-identical 206 slices, store reads only of published archives)
- * and land in the set of answers the independent RFC 9110 model (support/range-oracle.ts)
+ * and land in the set of answers the independent RFC 9110 model (test/harness/fuzz/range-oracle.ts)
  * allows. Replay a failure with FUZZ_SEED / FUZZ_PATH from its message.
  */
 import fc from 'fast-check';
 import { auth } from '../harness/embedded-api';
-import { checkProperty, printSummary } from './support/fuzz-run';
-import { LARGE_TS, SMALL_TS, startHostileApi, type HostileApi } from './support/hostile-api';
-import { checkOutcome, InvariantViolation } from './support/invariants';
-import { rangeOracle } from './support/range-oracle';
-import { buildRequest, rawExchange, type RawHttpResponse } from './support/raw-http';
-import { headerSafe, serverView, toWire } from './support/wire';
+import { checkProperty, printSummary } from '../harness/fuzz/fuzz-run';
+import { LARGE_TS, SMALL_TS, startHostileApi, type HostileApi } from '../harness/fuzz/hostile-api';
+import { checkOutcome, InvariantViolation } from '../harness/fuzz/invariants';
+import { rangeOracle } from '../harness/fuzz/range-oracle';
+import {
+  buildRequest,
+  headerSafe,
+  rawExchange,
+  serverView,
+  toWire,
+  type RawHttpResponse,
+} from '../harness/raw-socket';
 
 jest.setTimeout(120_000);
 

@@ -4,10 +4,10 @@
  * server itself is the embedded harness (`startEmbeddedApi`), with a configurable rate window
  * so client tests can watch a real 429 window reopen in a second.
  */
-import { formatTimestamp } from '../../src/domain/timestamps';
 import { createRenderPool } from '../../src/sim/render-pool';
 import type { ViewerDemoCredentials } from '../../src/viewer/viewer-routes';
 import { startEmbeddedApi, type EmbeddedApi } from './embedded-api';
+import { recentTimestamps } from './timestamps';
 
 export interface ViewerApiOptions {
   /** Default per-key limit (the harness's `limited` key keeps its own limit of 3). */
@@ -37,13 +37,6 @@ export async function startViewerApi(options: ViewerApiOptions = {}): Promise<Vi
       for (const timestamp of timestamps) await api.waitForListed(timestamp, timeoutMs);
     },
   };
-}
-
-/** The `count` most recent even minutes up to now, newest first (the simulator's cadence). */
-export function recentTimestamps(count: number, nowMs: number = Date.now()): string[] {
-  const step = 2 * 60_000;
-  const newest = Math.floor(nowMs / step) * step;
-  return Array.from({ length: count }, (_, i) => formatTimestamp(newest - i * step));
 }
 
 /**

@@ -13,9 +13,6 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { hashApiKey } from '../../src/domain/key-registry';
-import { formatTimestamp } from '../../src/domain/timestamps';
-import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import type { LocalNginx } from '../../tools/stack/local-nginx';
 import { TIMESTAMPS_KEY } from '../../src/adapters/redis/keys';
 import { buildArchive } from '../fixtures/archives';
@@ -26,6 +23,7 @@ import { startProductionStack, STACK_APP, type ProductionStack } from './product
 import { waitFor } from './wait';
 import { startFaultProxy, type FaultProxy } from './s3-server';
 import { freePort, spawnNode, type SpawnedProcess } from './spawned-api';
+import { recentTimestamps } from './timestamps';
 
 export const INGEST_ENTRY = path.resolve(__dirname, '../../dist/bin/ingest.js');
 
@@ -78,12 +76,6 @@ export interface FaultStack {
   stop(): Promise<void>;
 }
 
-/** `count` timestamps two minutes apart, newest first, ending `offset` steps before now's even minute. */
-export function recentTimestamps(count: number, offset = 0): string[] {
-  const base = Math.floor(Date.now() / 120_000) * 120_000;
-  return Array.from({ length: count }, (_, i) => formatTimestamp(base - (i + offset) * 120_000));
-}
-
 /** Uploads archives for `timestamps` to the stack's bucket. */
 export async function uploadFrames(
   stack: ProductionStack,
@@ -105,26 +97,14 @@ export async function startFaultStack(options: FaultStackOptions = {}): Promise<
     for (const step of cleanup.reverse()) await step().catch(() => undefined);
   };
   try {
-    await createRedisKeyAdminStore(stack.client).update((data) => ({
-      ...data,
-      keys: [
-        ...data.keys,
-        {
-          id: 'fault-load',
-          sha256: hashApiKey(FAULT_KEYS.load),
-          apps: [STACK_APP],
-          limit: 10_000_000,
-          disabled: false,
-        },
-        ...(['limitedA', 'limitedB', 'limitedC'] as const).map((k) => ({
-          id: `fault-${k}`,
-          sha256: hashApiKey(FAULT_KEYS[k]),
-          apps: [STACK_APP],
-          limit: FAULT_KEY_LIMIT,
-          disabled: false,
-        })),
-      ],
-    }));
+    await stack.addKeys([
+      { id: 'fault-load', apiKey: FAULT_KEYS.load, limit: 10_000_000 },
+      ...(['limitedA', 'limitedB', 'limitedC'] as const).map((k) => ({
+        id: `fault-${k}`,
+        apiKey: FAULT_KEYS[k],
+        limit: FAULT_KEY_LIMIT,
+      })),
+    ]);
     const frames = recentTimestamps(options.frames ?? 6);
     await uploadFrames(stack, frames, options.maxZoom);
     await waitFor(

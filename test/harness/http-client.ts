@@ -1,6 +1,7 @@
 /**
  * Minimal raw HTTP client for tests: any method, exact headers (including odd or duplicate
- * ones), and the raw response bytes, with no decompression or header normalisation.
+ * ones), and the raw response bytes, with no decompression or header normalisation. Requests
+ * Node's client refuses to send (bad bytes, pipelining, split writes) go through `raw-socket.ts`.
  */
 import http from 'node:http';
 

@@ -21,7 +21,8 @@ import { startLocalS3, type LocalS3 } from '../../tools/stack/local-s3';
 import type { LocalNginx } from '../../tools/stack/local-nginx';
 import { buildArchive } from '../fixtures/archives';
 import { startEdge } from './edge-stack';
-import { startRedis, waitUntil, type RedisServer } from './redis-server';
+import { startRedis, type RedisServer } from './redis-server';
+import { waitFor } from './wait';
 import { API_ENTRY, freePort, spawnNode, type SpawnedProcess } from './spawned-api';
 import {
   renderAlertmanagerConfig,
@@ -45,6 +46,13 @@ export interface Notification {
   readonly at: number;
   readonly status: 'firing' | 'resolved';
   readonly alerts: Array<{ status: string; labels: Record<string, string> }>;
+}
+
+/** One alert as Alertmanager's API v2 (`/api/v2/alerts`) reports it. */
+export interface ManagedAlert {
+  readonly fingerprint: string;
+  readonly labels: Record<string, string>;
+  readonly status: { state: 'active' | 'suppressed' | 'unprocessed'; inhibitedBy: string[] };
 }
 
 export interface ObservabilityOptions {
@@ -79,6 +87,8 @@ export interface ObservabilityStack {
   query(expr: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>>;
   /** Names of the alerts Prometheus holds in `state` now. */
   alerts(state: 'firing' | 'pending'): Promise<string[]>;
+  /** The alerts Alertmanager holds now, with whether an inhibition suppresses them. */
+  managedAlerts(): Promise<ManagedAlert[]>;
   /** Recent output of every process, for failure messages. */
   logs(): string;
   stop(): Promise<void>;
@@ -120,7 +130,7 @@ async function waitHttp(
   what: string,
   proc: { child: ChildProcess; output(): string },
 ) {
-  await waitUntil(
+  await waitFor(
     async () => {
       if (proc.child.exitCode !== null)
         throw new Error(`${what} exited (${proc.child.exitCode}):\n${proc.output()}`);
@@ -255,6 +265,7 @@ export async function startObservabilityStack(
             PORT: String(port),
             ADMIN_PORT: String(adminPort),
             RADAR_TRUST_PROXY: '1',
+            ...options.replicaEnv,
           },
         }),
       );
@@ -425,6 +436,13 @@ export async function startObservabilityStack(
           '/api/v1/alerts',
         );
         return data.alerts.filter((a) => a.state === state).map((a) => a.labels.alertname);
+      },
+      async managedAlerts() {
+        const res = await fetch(`${alertmanagerUrl}/api/v2/alerts`, {
+          signal: AbortSignal.timeout(10_000),
+        });
+        if (!res.ok) throw new Error(`alertmanager /api/v2/alerts: ${res.status}`);
+        return (await res.json()) as ManagedAlert[];
       },
       logs,
       stop: unwind,

@@ -15,8 +15,10 @@ import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import { createSilentLogger } from '../../src/logger';
 import { buildIngest, type RunningIngest } from '../../src/wiring/ingest';
 import { buildReplica, type Replica } from '../../src/wiring/replica';
+import { request } from './http-client';
 import { startRedis, type RedisServer } from './redis-server';
 import { startS3, type S3TestServer } from './s3-server';
+import { waitFor } from './wait';
 
 export const STACK_KEYS = {
   good: 'rk_stack-good-0123456789',
@@ -39,6 +41,10 @@ export interface ProductionStack {
   /** Which real servers back this run, for test names and logs. */
   readonly backends: string;
   config(extra?: Record<string, string>): Config;
+  /** Adds keys of the stack's app to the Redis registry (limit: the key's own quota). */
+  addKeys(keys: ReadonlyArray<{ id: string; apiKey: string; limit?: number }>): Promise<void>;
+  /** Puts `{timestamp}.pmtiles` in the bucket and waits until every replica serves it (HEAD 200). */
+  publish(timestamp: string, archive: Buffer): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -96,6 +102,37 @@ export async function startProductionStack(
     baseUrls: replicas.map((r) => `http://127.0.0.1:${r.port}`),
     backends: `redis=${redis.backend}, s3=${s3.backend}`,
     config,
+    async addKeys(keys) {
+      await createRedisKeyAdminStore(client).update((data) => ({
+        ...data,
+        keys: [
+          ...data.keys,
+          ...keys.map(({ id, apiKey, limit }) => ({
+            id,
+            sha256: hashApiKey(apiKey),
+            apps: [STACK_APP],
+            ...(limit === undefined ? {} : { limit }),
+            disabled: false,
+          })),
+        ],
+      }));
+    },
+    async publish(timestamp, archive) {
+      await s3.put(`${timestamp}.pmtiles`, archive);
+      for (const url of replicas.map((r) => `http://127.0.0.1:${r.port}`))
+        await waitFor(
+          async () =>
+            (
+              await request(url, `/tiles/${timestamp}.pmtiles`, {
+                method: 'HEAD',
+                headers: stackAuth(),
+              })
+            ).status === 200,
+          20_000,
+          `${timestamp} listed on ${url}`,
+          100,
+        );
+    },
     async stop() {
       await ingest.shutdown();
       for (const replica of replicas) await replica.shutdown();

@@ -4,14 +4,19 @@
  * persistence, so a restart comes back empty, like a production Redis without persistence).
  * Tests can kill, restart, pause and resume it to exercise the outage paths for real.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
 import { freePort } from '../../tools/stack/free-port';
-import { pingRedis } from '../../tools/stack/local-redis';
+import {
+  redisBinary,
+  spawnRedisServer,
+  THROWAWAY_REDIS_ARGS as REDIS_ARGS,
+} from '../../tools/stack/local-redis';
 import { chooseBackend, loadedTestcontainers, type TestBackend } from './container-runtime';
+import { waitFor } from './wait';
 
 export interface RedisServer {
   /** `redis://host:port`, stable across `restart()`. */
@@ -29,16 +34,6 @@ export interface RedisServer {
   resume(): Promise<void>;
 }
 
-const REDIS_ARGS = [
-  '--save',
-  '',
-  '--appendonly',
-  'no',
-  '--protected-mode',
-  'no',
-  '--loglevel',
-  'warning',
-];
 let announced = false;
 
 function announce(line: string): void {
@@ -47,53 +42,18 @@ function announce(line: string): void {
   console.info(`[redis harness] ${line}`);
 }
 
-/** Kept for tests written before `wait.ts`; new tests import `waitFor` from there. */
-export { waitFor as waitUntil } from './wait';
-import { waitFor } from './wait';
-
-function redisBinary(): string {
-  const configured = process.env['REDIS_SERVER_BIN'];
-  if (configured) return configured;
-  return fs.existsSync('/usr/bin/redis-server') ? '/usr/bin/redis-server' : 'redis-server';
-}
-
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
 /** Spawns redis-server (optionally from a config file) on `port` with `args`; resolves once it answers PING. */
-async function spawnRedis(
+function spawnRedis(
   port: number,
-  args: readonly string[] = ['--bind', '127.0.0.1', ...REDIS_ARGS],
+  args?: readonly string[],
   configFile?: string,
 ): Promise<ChildProcess> {
-  const child = spawn(
-    redisBinary(),
-    [...(configFile ? [configFile] : []), '--port', String(port), ...args],
-    {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  let exitedEarly = false;
-  child.once('exit', () => (exitedEarly = true));
-  child.once('error', (err) => {
-    exitedEarly = true;
-    stderr += err.message;
-  });
-  const deadline = Date.now() + 10_000;
-  while (!(await pingRedis(port))) {
-    if (exitedEarly)
-      throw new Error(`redis-server on port ${port} exited: ${stderr.trim() || 'no output'}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`redis-server on port ${port} did not answer within 10 s`);
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return child;
+  return spawnRedisServer(port, { args, configFile });
 }
 
 async function startLocal(reason: string): Promise<RedisServer> {

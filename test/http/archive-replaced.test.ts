@@ -14,7 +14,7 @@ import { ArchiveObjectError } from '../../src/domain/archive-errors';
 import { buildArchive } from '../fixtures/archives';
 import { auth, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
 import { request, type RawResponse } from '../harness/http-client';
-import { waitUntil } from '../harness/redis-server';
+import { waitFor } from '../harness/wait';
 
 jest.setTimeout(30_000);
 
@@ -126,7 +126,7 @@ describe('a replaced archive over HTTP (embedded mode)', () => {
     const target = path.join(api.dataDir, `${TS}.pmtiles`);
     await fs.writeFile(target, second); // in place: same inode, new size
     const seen: string[] = [];
-    await waitUntil(
+    await waitFor(
       async () => {
         const res = await get();
         // Every answer is complete and self-consistent: never a short body, never a hang.
@@ -151,7 +151,7 @@ describe('a replaced archive over HTTP (embedded mode)', () => {
     expect(partial.headers['content-range']).toBe(`bytes 0-99/${second.length}`);
 
     await fs.writeFile(target, Buffer.alloc(40_000, 1)); // not an archive any more
-    await waitUntil(async () => (await get()).status === 404, 10_000, 'withdrawn', 20);
+    await waitFor(async () => (await get()).status === 404, 10_000, 'withdrawn', 20);
     expect(api.catalogTimestamps()).not.toContain(TS);
   });
 });

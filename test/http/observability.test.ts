@@ -10,17 +10,17 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { writeKeyFile } from '../../src/adapters/fs/key-file';
 import { loadConfig } from '../../src/config';
-import { formatTimestamp } from '../../src/domain/timestamps';
 import { buildReplica, type Replica } from '../../src/wiring/replica';
 import { buildArchive } from '../fixtures/archives';
 import { auth, KEYS, registryData } from '../harness/embedded-api';
 import { request } from '../harness/http-client';
 import { waitFor } from '../harness/wait';
+import { recentTimestamp } from '../harness/timestamps';
 
 let api: Replica;
 let root: string;
 const lines: Array<Record<string, unknown>> = [];
-const ts = formatTimestamp(Math.floor(Date.now() / 120_000) * 120_000);
+const ts = recentTimestamp();
 
 beforeAll(async () => {
   root = await fs.mkdtemp(path.join(os.tmpdir(), 'radar-obs-'));

@@ -2,8 +2,8 @@
 import { auth, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
 import { request } from '../harness/http-client';
 import { buildArchive } from '../fixtures/archives';
-import { formatTimestamp } from '../../src/domain/timestamps';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { recentTimestamp, recentTimestamps } from '../harness/timestamps';
 
 let api: EmbeddedApi;
 beforeAll(async () => {
@@ -12,9 +12,7 @@ beforeAll(async () => {
 afterAll(() => api.stop());
 
 const now = Date.now();
-const recent = [0, 2, 4].map((m) =>
-  formatTimestamp(Math.floor(now / 120_000) * 120_000 - m * 60_000),
-);
+const recent = recentTimestamps(3, 0, now);
 
 it('answers 503 with the error record and rate-limit headers while nothing is published', async () => {
   const res = await request(api.baseUrl, '/status.json', { headers: auth() });
@@ -68,7 +66,7 @@ describe('with archives published', () => {
 
   it('changes the ETag when a new timestamp is published', async () => {
     const before = (await request(api.baseUrl, '/status.json', { headers: auth() })).headers.etag;
-    const next = formatTimestamp(Math.floor(now / 120_000) * 120_000 + 120_000);
+    const next = recentTimestamp(-1, now);
     await api.publish(next, buildArchive(next, 1));
     await api.waitForListed(next);
     const after = await request(api.baseUrl, '/status.json', { headers: auth() });
@@ -124,7 +122,7 @@ describe('health', () => {
   it('is false when the newest archive is older than the staleness bound', async () => {
     const stale = await startEmbeddedApi({ staleAfterS: 60 });
     try {
-      const old = formatTimestamp(now - 3600_000);
+      const old = recentTimestamp(30, now);
       await stale.publish(old, buildArchive(old, 1));
       await stale.waitForListed(old);
       const res = await request(stale.baseUrl, '/status.json', { headers: auth() });

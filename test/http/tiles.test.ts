@@ -7,7 +7,7 @@ import { createRadarClient } from '../../src/client';
 import { createBufferSource } from '../fixtures/buffer-source';
 import { auth, KEYS, APPS, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
 import { request } from '../harness/http-client';
-import { describeTileConformance, sparseArchive } from '../support/tile-conformance';
+import { describeTileConformance, sparseArchive } from '../harness/tile-conformance';
 
 const TS = '202611221400';
 const archive = sparseArchive(TS);

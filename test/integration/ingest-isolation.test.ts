@@ -16,10 +16,11 @@ import { parseTimestamp } from '../../src/domain/timestamps';
 import { buildIngest, type RunningIngest } from '../../src/wiring/ingest';
 import { createSilentLogger } from '../../src/logger';
 import { buildArchive } from '../fixtures/archives';
-import { recentTimestamps, sample, scrape } from '../harness/fault-stack';
+import { sample, scrape } from '../harness/fault-stack';
 import { request, type RawResponse } from '../harness/http-client';
 import { startProductionStack, stackAuth, type ProductionStack } from '../harness/production-stack';
-import { waitUntil } from '../harness/redis-server';
+import { waitFor } from '../harness/wait';
+import { recentTimestamps } from '../harness/timestamps';
 
 jest.setTimeout(90_000);
 
@@ -66,14 +67,14 @@ it('an object listed but unreadable is counted by reason and blocks neither publ
   await stack.s3.put(`${unreadableTs}.pmtiles `, buildArchive(unreadableTs, 1));
   await stack.s3.put(`${validTs}.pmtiles`, buildArchive(validTs, 1));
 
-  await waitUntil(() => listed(validTs), 15_000, 'valid archive listed', 50);
-  await waitUntil(
+  await waitFor(() => listed(validTs), 15_000, 'valid archive listed', 50);
+  await waitFor(
     async () => !(await stack.client.zrange(TIMESTAMPS_KEY, 0, -1)).includes(expired),
     15_000,
     'expired timestamp pruned',
     50,
   );
-  await waitUntil(
+  await waitFor(
     async () =>
       (await ingestMetric('radar_ingest_read_failures_total', { reason: 'not-found' })) > before,
     15_000,
@@ -89,7 +90,7 @@ it('a published object replaced in the bucket is republished with its new metada
   const ts = recentTimestamps(1, 25)[0]!;
   const first = buildArchive(ts, 3);
   await stack.s3.put(`${ts}.pmtiles`, first);
-  await waitUntil(() => listed(ts), 15_000, 'first version listed', 50);
+  await waitFor(() => listed(ts), 15_000, 'first version listed', 50);
   const firstRes = await archive(ts);
   expect(firstRes.status).toBe(200);
   expect(firstRes.body.equals(first)).toBe(true);
@@ -97,7 +98,7 @@ it('a published object replaced in the bucket is republished with its new metada
   const second = buildArchive(ts, 1);
   expect(second.length).not.toBe(first.length);
   await stack.s3.put(`${ts}.pmtiles`, second);
-  const republishedMs = await waitUntil(
+  const republishedMs = await waitFor(
     async () => {
       const res = await archive(ts);
       return res.status === 200 && res.body.equals(second);
@@ -113,7 +114,7 @@ it('a published object replaced in the bucket is republished with its new metada
 
   const garbage = Buffer.alloc(30_000, 0x42);
   await stack.s3.put(`${ts}.pmtiles`, garbage);
-  await waitUntil(async () => !(await listed(ts)), 15_000, 'invalid version withdrawn', 50);
+  await waitFor(async () => !(await listed(ts)), 15_000, 'invalid version withdrawn', 50);
   expect((await archive(ts)).status).toBe(404);
   expect(await ingestMetric('radar_ingest_unpublished_total', { reason: 'replaced-invalid' })).toBe(
     1,
@@ -125,7 +126,7 @@ it('a published object replaced in the bucket is republished with its new metada
 it('junk in the Redis index never reaches a response and the next ingest pass repairs it', async () => {
   const [crlfTs, negativeTs] = recentTimestamps(2, 12) as [string, string];
   for (const ts of [crlfTs, negativeTs]) await stack.s3.put(`${ts}.pmtiles`, buildArchive(ts, 1));
-  await waitUntil(
+  await waitFor(
     async () => (await listed(crlfTs)) && (await listed(negativeTs)),
     15_000,
     'both listed',
@@ -157,7 +158,7 @@ it('junk in the Redis index never reaches a response and the next ingest pass re
     sample(await scrape(stack.replicas[0]!.adminPort), 'radar_catalog_entries_refused_total', {
       reason,
     }) ?? 0;
-  await waitUntil(
+  await waitFor(
     async () =>
       (await replicaMetric('future-timestamp')) >= 1 &&
       (await replicaMetric('bad-timestamp')) >= 1 &&
@@ -178,7 +179,7 @@ it('junk in the Redis index never reaches a response and the next ingest pass re
 
   const ingest = await buildIngest(stack.config(), { logger: createSilentLogger() });
   extraIngest.push(ingest);
-  const repairedMs = await waitUntil(
+  const repairedMs = await waitFor(
     async () => {
       const members = await stack.client.zrange(TIMESTAMPS_KEY, 0, -1);
       return (

@@ -16,12 +16,8 @@ import type { KeyRegistryData } from '../../src/domain/key-registry';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { KeyStore } from '../../src/domain/ports';
-import {
-  createFileKeyAdminStore,
-  KeyAdminConflictError,
-  type KeyAdminStore,
-} from '../../src/keys/key-admin-store';
+import { createFileKeyAdminStore } from '../../src/adapters/fs/key-admin';
+import { KeyAdminConflictError, type KeyAdminStore, type KeyStore } from '../../src/keys/ports';
 import * as commands from '../../src/keys/key-commands';
 import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import { createSilentLogger } from '../../src/logger';

@@ -10,7 +10,6 @@ import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { FetchSource, PMTiles } from 'pmtiles';
 import { KEY_REGISTRY_KEY, TIMESTAMPS_KEY } from '../../src/adapters/redis/keys';
-import { formatTimestamp } from '../../src/domain/timestamps';
 import { archiveOf, buildArchive, pyramid } from '../fixtures/archives';
 import { request } from '../harness/http-client';
 import {
@@ -21,12 +20,13 @@ import {
   type ProductionStack,
 } from '../harness/production-stack';
 import { reportFigure, waitFor } from '../harness/wait';
+import { recentTimestamp } from '../harness/timestamps';
 
 jest.setTimeout(60_000);
 
 let stack: ProductionStack;
-const base = Math.floor(Date.now() / 120_000) * 120_000;
-const ts = (i: number) => formatTimestamp(base - i * 120_000);
+const now = Date.now();
+const ts = (i: number) => recentTimestamp(i, now);
 const archives = new Map<string, Buffer>();
 
 async function upload(

@@ -12,12 +12,13 @@ import { createS3ArchiveStore, type S3ArchiveStore } from '../../src/adapters/s3
 import { createS3Client, objectKey, type S3Client } from '../../src/adapters/s3/client';
 import { UpstreamTruncatedError } from '../../src/adapters/s3/window-stream';
 import {
+  ArchiveNotFoundError,
   ArchiveObjectError,
   ClientGoneError,
   StoreBusyError,
+  StoreUnavailableError,
 } from '../../src/domain/archive-errors';
 import type { ArchiveMeta, ByteWindow } from '../../src/domain/ports';
-import { NotFoundError, ServiceUnavailableError } from '../../src/errors';
 import { createSilentLogger } from '../../src/logger';
 import { buildArchive } from '../fixtures/archives';
 import { reportFigure, waitFor } from '../harness/wait';
@@ -110,11 +111,11 @@ describe('S3 archive store: bytes', () => {
     expect(client.sockets().busy).toBe(0);
   });
 
-  it('maps a missing object to NotFoundError', async () => {
+  it('maps a missing object to ArchiveNotFoundError', async () => {
     const missing = { ...meta, timestamp: '202405061158' };
     await expect(
       store.openRange(missing, { offset: 0, length: 100 }, never),
-    ).rejects.toBeInstanceOf(NotFoundError);
+    ).rejects.toBeInstanceOf(ArchiveNotFoundError);
   });
 
   it('refuses to send bytes of an object that does not match the catalog, without blaming the store', async () => {
@@ -214,7 +215,7 @@ describe('S3 archive store: failing store', () => {
       const { error, ms } = await timed(() =>
         faulty.openRange(meta, { offset: 0, length: 100 }, never),
       );
-      expect(error).toBeInstanceOf(ServiceUnavailableError);
+      expect(error).toBeInstanceOf(StoreUnavailableError);
       expect(ms).toBeGreaterThanOrEqual(timeoutMs - 20);
       expect(ms).toBeLessThan(timeoutMs + 1500);
     }
@@ -223,11 +224,13 @@ describe('S3 archive store: failing store', () => {
     await waitFor(() => faultyClient.sockets().busy === 0, 5000);
 
     const fast = await timed(() => faulty.openRange(meta, { offset: 0, length: 100 }, never));
-    expect(fast.error).toBeInstanceOf(ServiceUnavailableError);
+    expect(fast.error).toBeInstanceOf(StoreUnavailableError);
     // Answered by the breaker, not after waiting on the store (wide bound; figure reported).
     expect(fast.ms).toBeLessThan(timeoutMs);
     reportFigure('breaker fast-fail', fast.ms);
-    expect(String((fast.error as Error).cause)).toMatch(/circuit breaker/);
+    expect((fast.error as Error).message).toMatch(/circuit breaker/);
+    // Logged once when the breaker opened: the request path must not log it again.
+    expect((fast.error as StoreUnavailableError).alreadyReported).toBe(true);
 
     proxy.setMode('pass');
     await new Promise((r) => setTimeout(r, 650)); // cool-down: one trial goes through
@@ -241,8 +244,10 @@ describe('S3 archive store: failing store', () => {
     const { error, ms } = await timed(() =>
       faulty.openRange(meta, { offset: 0, length: 100 }, never),
     );
-    expect(error).toBeInstanceOf(ServiceUnavailableError);
-    expect((error as Error).message).toBe('Service Unavailable'); // detail only in `cause`
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    // A store failure the request path logs (sampled); the connection error is the cause.
+    expect((error as StoreUnavailableError).alreadyReported).toBe(false);
+    expect((error as Error).cause).toMatchObject({ message: expect.stringMatching(/./) });
     expect(ms).toBeLessThan(timeoutMs + 1000);
     await expect(faulty.probe()).rejects.toBeDefined();
   });

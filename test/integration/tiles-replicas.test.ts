@@ -2,16 +2,16 @@
  * z/x/y tiles and TileJSON through two replicas sharing Redis (catalog, keys, rate limits) and
  * an S3 endpoint: the shared conformance suite, requests spread over both replicas.
  */
-import { formatTimestamp } from '../../src/domain/timestamps';
 import { request } from '../harness/http-client';
 import { startProductionStack, stackAuth, type ProductionStack } from '../harness/production-stack';
 import { waitFor } from '../harness/wait';
-import { describeTileConformance, sparseArchive } from '../support/tile-conformance';
-import { addTileTestKeys, TILE_TEST_KEYS } from '../support/tile-test-keys';
+import { describeTileConformance, sparseArchive } from '../harness/tile-conformance';
+import { addTileTestKeys, TILE_TEST_KEYS } from '../harness/tile-test-keys';
+import { recentTimestamp } from '../harness/timestamps';
 
 jest.setTimeout(60_000);
 
-const TS = formatTimestamp(Math.floor(Date.now() / 120_000) * 120_000 - 120_000);
+const TS = recentTimestamp(1);
 const archive = sparseArchive(TS);
 let stack: ProductionStack;
 

@@ -4,19 +4,19 @@
  * every app state (missing, malformed, unknown, disabled, bound, known but unbound) × both
  * endpoints (status, a published archive, an unpublished one, an invalid timestamp) × GET and
  * HEAD. test/http/auth.test.ts checks single cases; this checks every combination against
- * the contract model (test/fuzz/support/auth-model.ts) and, through spies on the replica's
+ * the contract model (test/harness/fuzz/auth-model.ts) and, through spies on the replica's
  * ports, that authentication comes before any other work: a refused request never reaches
  * the rate limiter or the archive store, and never costs a rate-limit point.
  */
 import { APPS, KEYS } from '../harness/embedded-api';
-import { expectedAuth } from '../fuzz/support/auth-model';
+import { expectedAuth } from '../harness/fuzz/auth-model';
 import {
   errorRecordText,
   SMALL_TS,
   startHostileApi,
   type HostileApi,
-} from '../fuzz/support/hostile-api';
-import { buildRequest, rawExchange, type RawHttpResponse } from '../fuzz/support/raw-http';
+} from '../harness/fuzz/hostile-api';
+import { buildRequest, rawExchange, type RawHttpResponse } from '../harness/raw-socket';
 
 jest.setTimeout(60_000);
 

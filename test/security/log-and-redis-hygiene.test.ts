@@ -26,7 +26,6 @@ import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
 import { hashApiKey } from '../../src/domain/key-registry';
-import { formatTimestamp } from '../../src/domain/timestamps';
 import { demoBanner } from '../../src/embedded/demo-credentials';
 import { buildArchive } from '../fixtures/archives';
 import { request } from '../harness/http-client';
@@ -34,6 +33,7 @@ import { startRedis, type RedisServer } from '../harness/redis-server';
 import { waitFor } from '../harness/wait';
 import { startS3, type S3TestServer } from '../harness/s3-server';
 import { API_ENTRY, freePort, spawnNode, type SpawnedProcess } from '../harness/spawned-api';
+import { recentTimestamp } from '../harness/timestamps';
 
 jest.setTimeout(180_000);
 
@@ -283,7 +283,7 @@ describe('production: Redis, S3, two replicas and the ingest worker at LOG_LEVEL
     const limited = { key: newKey('limited', '--limit', '2'), app };
     cliOutput.push(cli('disable-key', 'revoked'), cli('list'));
 
-    const ts = formatTimestamp(Math.floor(Date.now() / 120_000) * 120_000 - 120_000);
+    const ts = recentTimestamp(1);
     await s3.put(`${ts}.pmtiles`, buildArchive(ts, 2));
 
     const ingest = spawnNode(INGEST_ENTRY, {

@@ -14,7 +14,7 @@ import { createSilentLogger } from '../../src/logger';
 import { buildReplica, type Replica } from '../../src/wiring/replica';
 import { APPS, auth, KEYS, registryData } from '../harness/embedded-api';
 import { request } from '../harness/http-client';
-import { SMALL_TS, startHostileApi, type HostileApi } from '../fuzz/support/hostile-api';
+import { SMALL_TS, startHostileApi, type HostileApi } from '../harness/fuzz/hostile-api';
 
 jest.setTimeout(60_000);
 

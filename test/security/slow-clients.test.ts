@@ -8,8 +8,8 @@
  */
 import net from 'node:net';
 import { auth } from '../harness/embedded-api';
-import { startHostileApi, type HostileApi } from '../fuzz/support/hostile-api';
-import { buildRequest, rawExchange } from '../fuzz/support/raw-http';
+import { startHostileApi, type HostileApi } from '../harness/fuzz/hostile-api';
+import { buildRequest, rawExchange } from '../harness/raw-socket';
 
 const REQUEST_TIMEOUT_MS = 3_000;
 /** The server's `connectionsCheckingInterval`: how often request timeouts are enforced. */

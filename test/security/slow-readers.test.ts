@@ -24,6 +24,7 @@ import { buildArchive } from '../fixtures/archives';
 import { auth, KEYS, registryData } from '../harness/embedded-api';
 import { sample, scrape } from '../harness/fault-stack';
 import { request } from '../harness/http-client';
+import { waitFor } from '../harness/wait';
 import { startFaultProxy, startS3, type FaultProxy, type S3TestServer } from '../harness/s3-server';
 
 const SEND_TIMEOUT_S = 2;
@@ -161,15 +162,6 @@ async function descriptorsOn(file: string): Promise<number> {
   return count;
 }
 
-async function waitFor(what: string, check: () => Promise<boolean> | boolean, ms = 20_000) {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > ms) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return Date.now() - started;
-}
-
 async function metrics(replica: Replica) {
   const text = await scrape(replica.running.adminPort);
   const total = (name: string, labels: Record<string, string>) => sample(text, name, labels) ?? 0;
@@ -226,7 +218,12 @@ describe.each(['dir', 's3'] as const)('slow readers, %s mode', (mode) => {
     const clients = Array.from({ length: PER_CLIENT }, (_, i) =>
       stalledClient(port, KEYS.good, `127.0.0.${2 + i}`),
     );
-    await waitFor('every response started', () => clients.every((c) => c.head() !== ''));
+    await waitFor(
+      () => clients.every((c) => c.head() !== ''),
+      20_000,
+      'every response started',
+      50,
+    );
     for (const client of clients) expect(client.head()).toMatch(/^HTTP\/1\.1 200 /);
     if (replica.archivePath) {
       expect(await descriptorsOn(replica.archivePath)).toBeGreaterThanOrEqual(clients.length);
@@ -242,9 +239,10 @@ describe.each(['dir', 's3'] as const)('slow readers, %s mode', (mode) => {
     const before = await metrics(replica);
     const started = Date.now();
     const cutMs = await waitFor(
-      'stalled responses cut',
       async () => (await metrics(replica)).clientGone - before.clientGone >= clients.length,
       CUT_BOUND_MS,
+      'stalled responses cut',
+      50,
     );
     const stalledFor = Date.now() - opened;
     expect(stalledFor).toBeGreaterThanOrEqual(SEND_TIMEOUT_S * 1000 - 100);
@@ -261,11 +259,16 @@ describe.each(['dir', 's3'] as const)('slow readers, %s mode', (mode) => {
     for (const bytes of received) expect(bytes).toBeLessThan(ARCHIVE_BYTES);
     if (replica.archivePath) {
       const file = replica.archivePath;
-      await waitFor('descriptors closed', async () => (await descriptorsOn(file)) === 0);
+      await waitFor(
+        async () => (await descriptorsOn(file)) === 0,
+        20_000,
+        'descriptors closed',
+        50,
+      );
     }
     if (s3?.upstream) {
       const upstream = s3.upstream;
-      await waitFor('store requests closed', () => upstream.inFlight() === 0);
+      await waitFor(() => upstream.inFlight() === 0, 20_000, 'store requests closed', 50);
     }
     const after = await metrics(replica);
     expect(after.clientGone).toBeGreaterThanOrEqual(clients.length);
@@ -282,7 +285,12 @@ describe.each(['dir', 's3'] as const)('slow readers, %s mode', (mode) => {
     const sameAddress = Array.from({ length: PER_CLIENT }, () =>
       stalledClient(port, KEYS.good, '127.0.0.20'),
     );
-    await waitFor('address share taken', () => sameAddress.every((c) => c.head() !== ''));
+    await waitFor(
+      () => sameAddress.every((c) => c.head() !== ''),
+      20_000,
+      'address share taken',
+      50,
+    );
     const overAddress = await request(`http://127.0.0.1:${port}`, `/tiles/${TS}.pmtiles`, {
       headers: auth(),
       localAddress: '127.0.0.20',
@@ -295,7 +303,7 @@ describe.each(['dir', 's3'] as const)('slow readers, %s mode', (mode) => {
     const sameKey = Array.from({ length: PER_KEY - PER_CLIENT }, (_, i) =>
       stalledClient(port, KEYS.good, `127.0.0.${30 + i}`),
     );
-    await waitFor('key share taken', () => sameKey.every((c) => c.head() !== ''));
+    await waitFor(() => sameKey.every((c) => c.head() !== ''), 20_000, 'key share taken', 50);
     const overKey = await request(`http://127.0.0.1:${port}`, `/tiles/${TS}.pmtiles`, {
       headers: auth(),
       localAddress: '127.0.0.40',
@@ -317,13 +325,18 @@ describe.each(['dir', 's3'] as const)('slow readers, %s mode', (mode) => {
     expect(refused.breakerOpen).toBe(0);
     for (const c of [...sameAddress, ...sameKey]) c.socket.destroy();
     // Once they are gone the shares are free again.
-    await waitFor('shares released', async () => {
-      const res = await request(`http://127.0.0.1:${port}`, `/tiles/${TS}.pmtiles`, {
-        headers: { ...auth(), Range: 'bytes=0-300000' },
-        localAddress: '127.0.0.20',
-      });
-      return res.status === 206;
-    });
+    await waitFor(
+      async () => {
+        const res = await request(`http://127.0.0.1:${port}`, `/tiles/${TS}.pmtiles`, {
+          headers: { ...auth(), Range: 'bytes=0-300000' },
+          localAddress: '127.0.0.20',
+        });
+        return res.status === 206;
+      },
+      20_000,
+      'shares released',
+      50,
+    );
   });
 
   it('clients that leave mid-download are counted as 499, never as store errors or error logs', async () => {
@@ -369,10 +382,15 @@ describe.each(['dir', 's3'] as const)('slow readers, %s mode', (mode) => {
       );
       proxy.setMode('pass');
     }
-    await waitFor('499s recorded', async () => {
-      const now = await metrics(replica);
-      return now.clientGone - before.clientGone >= leavers + early;
-    });
+    await waitFor(
+      async () => {
+        const now = await metrics(replica);
+        return now.clientGone - before.clientGone >= leavers + early;
+      },
+      20_000,
+      '499s recorded',
+      50,
+    );
     const after = await metrics(replica);
     expect(after.storeUnavailable).toBe(before.storeUnavailable);
     expect(errorLines(replica)).toEqual([]);

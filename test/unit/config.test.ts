@@ -1,4 +1,6 @@
 import { ConfigError, loadConfig } from '../../src/config';
+import { createFrameRenderer } from '../../src/sim/render-frame';
+import { SIM_LIMITS } from '../../src/sim/limits';
 
 it('defaults to embedded mode with DESIGN.md §3.2 values', () => {
   const config = loadConfig({}, '/srv');
@@ -64,4 +66,31 @@ it('lists every problem at once', () => {
 it('rejects half an S3 configuration and mixed CORS wildcards', () => {
   expect(() => loadConfig({ S3_ENDPOINT: 'http://x:9000' })).toThrow(/set together/);
   expect(() => loadConfig({ RADAR_CORS_ORIGINS: '*,https://a' })).toThrow(/RADAR_CORS_ORIGINS/);
+});
+
+it('simulator settings follow the one set of limits the simulate CLI and the simulator use', () => {
+  const { backfill, cadenceS, maxZoom } = SIM_LIMITS;
+  expect(loadConfig({}).simulator).toMatchObject({
+    backfill: backfill.default,
+    cadenceS: cadenceS.default,
+    maxZoom: maxZoom.default,
+  });
+  const edge = loadConfig({
+    RADAR_SIM_BACKFILL: String(backfill.max),
+    RADAR_SIM_CADENCE_S: String(cadenceS.min),
+    RADAR_SIM_MAX_ZOOM: String(maxZoom.max),
+  }).simulator;
+  expect(edge).toMatchObject({
+    backfill: backfill.max,
+    cadenceS: cadenceS.min,
+    maxZoom: maxZoom.max,
+  });
+  // Each accepted value is one the simulator itself accepts (no late failure at start).
+  expect(() => createFrameRenderer({ maxZoom: edge.maxZoom })).not.toThrow();
+  for (const [name, value] of [
+    ['RADAR_SIM_BACKFILL', backfill.max + 1],
+    ['RADAR_SIM_CADENCE_S', 90], // not whole minutes: the simulator would refuse it at start
+    ['RADAR_SIM_MAX_ZOOM', maxZoom.max + 1],
+  ] as const)
+    expect(() => loadConfig({ [name]: String(value) })).toThrow(name);
 });

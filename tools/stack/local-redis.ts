@@ -29,13 +29,66 @@ export function pingRedis(port: number, host = '127.0.0.1'): Promise<boolean> {
   });
 }
 
-/** Resolves when a PING on `port` answers PONG, or rejects after `timeoutMs`. */
-export async function waitForPong(port: number, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+/** Options for {@link spawnRedisServer}; defaults give a throwaway loopback server. */
+export interface RedisSpawnOptions {
+  /** Arguments after `--port` (default: loopback bind, no persistence, warnings only). */
+  readonly args?: readonly string[];
+  /** A config file given before the arguments (sentinel needs one it can rewrite). */
+  readonly configFile?: string;
+  readonly binary?: string;
+}
+
+/** No persistence (a restart comes back empty, like a production Redis without it). */
+export const THROWAWAY_REDIS_ARGS: readonly string[] = [
+  '--save',
+  '',
+  '--appendonly',
+  'no',
+  '--protected-mode',
+  'no',
+  '--loglevel',
+  'warning',
+];
+
+/** Debian's binary unless `REDIS_SERVER_BIN` names another. */
+export function redisBinary(): string {
+  return process.env['REDIS_SERVER_BIN'] || 'redis-server';
+}
+
+/**
+ * Spawns `redis-server` on `port` and resolves once it answers PING; rejects with its stderr if
+ * it exits first, and kills it if it stays silent for 10 s. The one way the stack, the bench and
+ * the test harness start a local Redis.
+ */
+export async function spawnRedisServer(
+  port: number,
+  options: RedisSpawnOptions = {},
+): Promise<ChildProcess> {
+  const args = options.args ?? ['--bind', '127.0.0.1', ...THROWAWAY_REDIS_ARGS];
+  const child = spawn(
+    options.binary ?? redisBinary(),
+    [...(options.configFile ? [options.configFile] : []), '--port', String(port), ...args],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  let exitedEarly = false;
+  child.once('exit', () => (exitedEarly = true));
+  child.once('error', (err) => {
+    exitedEarly = true;
+    stderr += `cannot start redis-server (apt-get install redis-server): ${err.message}`;
+  });
+  const deadline = Date.now() + 10_000;
   while (!(await pingRedis(port))) {
-    if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not answer PING`);
-    await new Promise((r) => setTimeout(r, 50));
+    if (exitedEarly)
+      throw new Error(`redis-server on port ${port} exited: ${stderr.trim() || 'no output'}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`redis-server on port ${port} did not answer within 10 s`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
   }
+  return child;
 }
 
 /** Starts `redis-server` on `port` (a free one by default). Rejects if the binary is missing. */
@@ -43,31 +96,11 @@ export async function startLocalRedis(
   options: { port?: number; binary?: string } = {},
 ): Promise<LocalRedis> {
   const port = options.port ?? (await freePort());
-  const child = spawn(
-    options.binary ?? 'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--loglevel',
-      'warning',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  const failed = new Promise<never>((_, reject) => {
-    child.once('error', (err) =>
-      reject(new Error(`cannot start redis-server (apt-get install redis-server): ${err.message}`)),
-    );
-    child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}`)));
+  const child = await spawnRedisServer(port, { binary: options.binary });
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
   });
-  failed.catch(() => {});
-  await Promise.race([waitForPong(port), failed]);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     port,
     url: `redis://127.0.0.1:${port}`,

@@ -9,7 +9,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { generateApiKey } from '../../src/adapters/fs/key-file';
+import { generateApiKey } from '../../src/keys/key-file-format';
 import { hashApiKey } from '../../src/domain/key-registry';
 import {
   demoBanner,

@@ -1,8 +1,8 @@
 /**
  * Embedded archive storage: `{dir}/{YYYYMMDDHHmm}.pmtiles` on the local file system. Ranges
  * are read with positioned reads, never by loading a whole file; the file is opened and
- * checked against its published metadata before the response starts, so a vanished file is a
- * 404 and a replaced one an `ArchiveObjectError` (503 until ingest has re-validated it) rather
+ * checked against its published metadata before the response starts, so a vanished file is an
+ * `ArchiveNotFoundError` (404) and a replaced one an `ArchiveObjectError` (503 until ingest has re-validated it) rather
  * than a broken stream.
  */
 import fs from 'node:fs/promises';
@@ -10,13 +10,13 @@ import path from 'node:path';
 import { Transform, pipeline, type Readable } from 'node:stream';
 import type { ArchiveSource, ArchiveStore, StoredObject } from '../../domain/ports';
 import { archiveFileName } from '../../domain/timestamps';
-import { ClientGoneError } from '../../domain/archive-errors';
-import { NotFoundError, ServiceUnavailableError } from '../../errors';
+import {
+  ArchiveNotFoundError,
+  ClientGoneError,
+  StoreUnavailableError,
+} from '../../domain/archive-errors';
 import { createArchiveIdentity, fileEtag } from './archive-identity';
-
-function isMissing(err: unknown): boolean {
-  return (err as NodeJS.ErrnoException | null)?.code === 'ENOENT';
-}
+import { isMissingFile as isMissing, translateFsError } from './read-errors';
 
 /** Raised when a file delivers fewer bytes than the window promised (truncated meanwhile). */
 export class ShortReadError extends Error {
@@ -58,8 +58,8 @@ export function createFsArchiveStore(dir: string): ArchiveStore {
         handle = await fs.open(file, 'r');
       } catch (err) {
         throw isMissing(err)
-          ? new NotFoundError({ cause: err })
-          : new ServiceUnavailableError({ cause: err });
+          ? new ArchiveNotFoundError(file, { cause: err })
+          : new StoreUnavailableError((err as Error).message, { cause: err });
       }
       try {
         await identity.verify(meta, file, await handle.stat());
@@ -131,17 +131,23 @@ export function createFsArchiveSource(dir: string): ArchiveSource {
       return objects;
     },
     async readHead(name, length) {
-      const handle = await fs.open(path.join(dir, name), 'r');
+      const handle = await fs.open(path.join(dir, name), 'r').catch((err: unknown) => {
+        throw translateFsError(name, err);
+      });
       try {
         const buffer = Buffer.alloc(length);
-        const { bytesRead } = await handle.read(buffer, 0, length, 0);
+        const { bytesRead } = await handle.read(buffer, 0, length, 0).catch((err: unknown) => {
+          throw translateFsError(name, err);
+        });
         return buffer.subarray(0, bytesRead);
       } finally {
         await handle.close();
       }
     },
     async remove(name) {
-      await fs.rm(path.join(dir, name), { force: true });
+      await fs.rm(path.join(dir, name), { force: true }).catch((err: unknown) => {
+        throw translateFsError(name, err);
+      });
     },
   };
 }

@@ -5,8 +5,7 @@
  */
 import { watch, type FSWatcher } from 'node:fs';
 import type { Logger } from '../../logger';
-import type { IngestCycle } from '../../ingest/ingest-cycle';
-import { createSerialTrigger } from '../../ingest/serial-trigger';
+import { createSerialTrigger } from '../../shared/serial-trigger';
 
 export interface DirectoryWatcher {
   /** Runs a first full pass, then watches. */
@@ -16,7 +15,8 @@ export interface DirectoryWatcher {
 
 export function createDirectoryWatcher(options: {
   readonly dir: string;
-  readonly cycle: IngestCycle;
+  /** The pass to run (the ingest cycle); typed by shape so adapters never import ingest/. */
+  readonly cycle: { run(): Promise<void> };
   readonly logger: Logger;
   readonly intervalMs?: number;
 }): DirectoryWatcher {

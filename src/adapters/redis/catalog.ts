@@ -19,7 +19,7 @@ import type {
   CatalogSnapshot,
   CatalogWriter,
 } from '../../domain/ports';
-import { createSerialTrigger } from '../../ingest/serial-trigger';
+import { createSerialTrigger } from '../../shared/serial-trigger';
 import type { Logger } from '../../logger';
 import { waitForRedisReady, type RedisClient } from './client';
 import { decodeCatalogEvent, type CatalogDropReason, type CatalogEvent } from './catalog-codec';

@@ -7,7 +7,7 @@
 import { waitForRedisReady, type RedisClient } from './client';
 import { compareAndSetRedisRegistry, readRedisRegistry, serializeRegistry } from './key-registry';
 import type { KeyRegistryData } from '../../domain/key-registry';
-import { KeyAdminConflictError, type KeyAdminStore } from '../../keys/key-admin-store';
+import { KeyAdminConflictError, type KeyAdminStore } from '../../keys/ports';
 
 const EMPTY: KeyRegistryData = { apps: [], keys: [] };
 /** Attempts of `update` before giving up on a registry that keeps changing underneath. */

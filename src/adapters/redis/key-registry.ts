@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { KeyRegistryData } from '../../domain/key-registry';
-import { parseKeyFile } from '../fs/key-file';
+import { parseKeyFile } from '../../keys/key-file-format';
 import type { RedisClient } from './client';
 import { KEY_EVENTS_CHANNEL, KEY_REGISTRY_KEY } from './keys';
 import { defineScript } from './script';
@@ -41,6 +41,20 @@ return 1
 export async function readRedisRegistry(client: RedisClient): Promise<StoredRegistry | undefined> {
   const raw = await client.get(KEY_REGISTRY_KEY);
   if (raw === null) return undefined;
+  return { data: parseKeyFile(raw), raw };
+}
+
+/**
+ * As `readRedisRegistry`, but 'unchanged' when the stored text equals `inForce`: the periodic
+ * resync mostly finds the registry in force and skips the parse (and its garbage).
+ */
+export async function readRedisRegistryIfChanged(
+  client: RedisClient,
+  inForce: string | undefined,
+): Promise<StoredRegistry | 'unchanged' | undefined> {
+  const raw = await client.get(KEY_REGISTRY_KEY);
+  if (raw === null) return undefined;
+  if (raw === inForce) return 'unchanged';
   return { data: parseKeyFile(raw), raw };
 }
 

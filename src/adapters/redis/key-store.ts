@@ -16,11 +16,11 @@ import {
   type KeyRegistry,
   type KeyRegistryData,
 } from '../../domain/key-registry';
-import type { KeyStore } from '../../domain/ports';
-import { createSerialTrigger } from '../../ingest/serial-trigger';
+import type { KeyStore } from '../../keys/ports';
+import { createSerialTrigger } from '../../shared/serial-trigger';
 import type { Logger } from '../../logger';
 import { waitForRedisReady, type RedisClient } from './client';
-import { readRedisRegistry } from './key-registry';
+import { readRedisRegistryIfChanged } from './key-registry';
 import { KEY_EVENTS_CHANNEL } from './keys';
 
 export interface RedisKeyStoreOptions {
@@ -54,7 +54,8 @@ export async function createRedisKeyStore(options: RedisKeyStoreOptions): Promis
   let failing = false;
 
   const reload = async () => {
-    const stored = await readRedisRegistry(client);
+    const stored = await readRedisRegistryIfChanged(client, inForce);
+    if (stored === 'unchanged') return;
     if (stored === undefined) {
       if (inForce !== undefined) {
         logger.error(
@@ -63,7 +64,6 @@ export async function createRedisKeyStore(options: RedisKeyStoreOptions): Promis
       }
       return;
     }
-    if (stored.raw === inForce) return;
     registry = createKeyRegistry(stored.data, defaultLimit);
     inForce = stored.raw;
     logger.info(

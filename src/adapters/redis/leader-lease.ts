@@ -4,7 +4,7 @@
  * `ttlMs`, so a crashed leader is replaced within one lease period.
  */
 import type { Cluster, Redis } from 'ioredis';
-import type { LeaderLease } from '../../ingest/leader-lease';
+import type { LeaderLease } from '../../domain/ports';
 
 const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;

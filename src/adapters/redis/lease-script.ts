@@ -5,22 +5,41 @@
  *
  * Arguments are the library's: KEYS[1] the counter, ARGV[1] the points (negative for a
  * reward), ARGV[2] the "duration" of the call (see below), ARGV[3] the limit, ARGV[4] the
- * configured window in seconds. Replies `{consumed, ttlMs, windowEndS}` where:
- * - `consumed` is the counter after the call *plus the points that were asked for and not
- *   granted*, so the library's own rule (`consumed > limit` rejects, `inMemoryBlockOnConsumed`
- *   blocks exhausted keys) still applies and the caller reads the grant back as
- *   `asked - max(0, consumed - limit)`. The stored counter itself never exceeds the limit.
- * - `windowEndS` is the window's end in Redis time (Unix s), the window's identity.
- * A caller that already knows the window's end passes a duration different from the window
- * (`WINDOW_KNOWN` below): then a lease that leaves the key under its limit answers
- * `{consumed, -1, 0}` after one INCRBY, the common case costing two Redis commands. A key
- * INCRBY just created (the counter equals the grant) always gets its expiry and the full
- * reply, so a stale belief can never leave a counter without a window.
+ * configured window in seconds.
  *
- * A reward (handing back unspent leased points) passes, through the library's
- * `customDuration` option, the `windowEndS` of the lease in ARGV[2]. It is applied only while
- * that same window is alive, so points from an ended window can never be added to the next
- * one (which would over-admit it); it never creates a key and never goes below zero.
+ * A lease passes, through the library's `customDuration` option, an encoded duration
+ * (`leaseDuration`) that carries what the script needs to size the block on the counter as it
+ * is *now*, not as the replica last saw it:
+ * - `need`: requests waiting on this replica for this very reply. They are granted in full
+ *   while the quota lasts (an exact, batched decision: those points are spent the moment the
+ *   reply arrives, never stranded);
+ * - `share`: points asked beyond `need` (speculative, spent later) are capped at
+ *   `(remaining - need) / share`, so blocks shrink geometrically with the *true* remaining;
+ *   the caller passes its estimate of the replicas sharing the key times a safety margin;
+ * - `tail`: ... but a speculative part of up to `tail` points is always allowed while the
+ *   quota lasts: the caller sets it to its part of the under-admission it may cause (1 % of
+ *   the limit or one point per replica, split over the replicas), which saves the many tiny
+ *   leases a pure geometric tail would cost;
+ * - `exact`: below this many points left beyond `need`, nothing speculative at all (exact,
+ *   batched decisions), for keys whose bound is one point per replica;
+ * - `known`: the caller already knows the window's end, so a lease that leaves the key under
+ *   its limit may answer `{consumed, -1, 0, granted}` after one INCRBY (two Redis commands),
+ *   and a refused one `{consumed, ttlMs, 0, granted}` (the library blocks the key for ttlMs).
+ *   A key INCRBY just created always gets its expiry and the full reply.
+ * The plain window length as duration means none of this (a library default call): `need` is
+ * everything asked.
+ *
+ * Reply `{consumed, ttlMs, windowEndS, granted}`: `granted` the points taken (0..asked);
+ * `consumed` the counter after the call plus the waiting requests that got no point, so the
+ * library's own rule (`consumed > limit` rejects, `inMemoryBlockOnConsumed` blocks the key)
+ * applies exactly when a waiting request is refused, never for a merely capped block;
+ * `windowEndS` the window's end in Redis time (Unix s), the window's identity. The stored
+ * counter itself never exceeds the limit.
+ *
+ * A reward (handing back unspent leased points) passes the `windowEndS` of the lease in
+ * ARGV[2]. It is applied only while that same window is alive, so points from an ended window
+ * can never be added to the next one (which would over-admit it); it never creates a key and
+ * never goes below zero.
  */
 export const LEASE_SCRIPT = `
 local asked = tonumber(ARGV[1])
@@ -32,35 +51,80 @@ local function windowEnd(ttl)
 end
 if asked < 0 then
   local ttl = redis.call('pttl', KEYS[1])
-  if ttl < 0 then return {0, 0, 0} end
+  if ttl < 0 then return {0, 0, 0, 0} end
   local used = tonumber(redis.call('get', KEYS[1]) or '0')
   local ends = windowEnd(ttl)
-  if math.abs(ends - tonumber(ARGV[2])) > 1 then return {used, ttl, ends} end
+  if math.abs(ends - tonumber(ARGV[2])) > 1 then return {used, ttl, ends, 0} end
   used = redis.call('decrby', KEYS[1], math.min(-asked, used))
-  return {used, ttl, ends}
+  return {used, ttl, ends, 0}
+end
+local code = tonumber(ARGV[2]) - window - 1
+local known = false
+local share = 1
+local tail = 0
+local exact = 0
+local need = asked
+if code >= 0 then
+  known = code % 2 == 1
+  code = math.floor(code / 2)
+  share = math.max(1, code % 128)
+  code = math.floor(code / 128)
+  tail = code % 4096
+  code = math.floor(code / 4096)
+  exact = code % 256
+  need = math.min(asked, math.max(1, math.floor(code / 256)))
 end
 local used = redis.call('incrby', KEYS[1], asked)
-local granted = asked
-if used > limit then
-  granted = math.max(0, limit - (used - asked))
-  used = limit
-  redis.call('set', KEYS[1], limit, 'KEEPTTL')
+local before = used - asked
+local left = math.max(0, limit - before)
+local granted = math.min(need, left)
+if asked > need and left - need >= math.max(1, exact) then
+  granted = math.min(asked, need + math.max(tail, math.floor((left - need) / share)), left)
 end
-if used > granted and granted == asked and tonumber(ARGV[2]) ~= window then
-  return {used, -1, 0}
+if granted < asked then
+  used = before + granted
+  redis.call('set', KEYS[1], used, 'KEEPTTL')
+end
+local consumed = used + need - math.min(need, granted)
+if known and used > granted then
+  if consumed <= limit then return {consumed, -1, 0, granted} end
+  return {consumed, redis.call('pttl', KEYS[1]), 0, granted}
 end
 local ttl = redis.call('pttl', KEYS[1])
 if ttl < 0 then
   redis.call('expire', KEYS[1], window)
   ttl = 1000 * window
 end
-return {used + asked - granted, ttl, windowEnd(ttl)}
+return {consumed, ttl, windowEnd(ttl), granted}
 `;
 
-/**
- * The `customDuration` a lease passes when the caller already knows the window: any value
- * that differs from the window length tells the script so (the expiry always uses ARGV[4]).
- */
-export function windowKnownDuration(windowS: number): number {
-  return windowS + 1;
+/** Largest values the duration code carries (larger ones are sent as these). */
+const MAX_SHARE = 127;
+const MAX_TAIL = 4095;
+const MAX_EXACT = 255;
+/** Keeps `customDuration × 1000` (the library's milliseconds) an exact integer. */
+const MAX_NEED = 32_767;
+
+/** What a lease tells the script through the library's `customDuration` (see above). */
+export interface LeaseCall {
+  /** Requests waiting for this reply (at least 1). */
+  readonly need: number;
+  /** Divisor of the remaining quota for the speculative part (at least 1). */
+  readonly share: number;
+  /** Speculative points allowed whatever the remaining quota (0 for exact decisions). */
+  readonly tail: number;
+  /** Below this many points left (beyond `need`), no speculative points at all. */
+  readonly exact: number;
+  /** The caller knows the window's end: the script may skip reporting it. */
+  readonly known: boolean;
+}
+
+/** Encodes a lease call as the `customDuration` the script decodes (always > the window). */
+export function leaseDuration(windowS: number, call: LeaseCall): number {
+  const share = Math.min(MAX_SHARE, Math.max(1, Math.ceil(call.share)));
+  const tail = Math.min(MAX_TAIL, Math.max(0, Math.floor(call.tail)));
+  const exact = Math.min(MAX_EXACT, Math.max(0, Math.floor(call.exact)));
+  const need = Math.min(MAX_NEED, Math.max(1, Math.floor(call.need)));
+  const code = (((need * 256 + exact) * 4096 + tail) * 128 + share) * 2 + (call.known ? 1 : 0);
+  return windowS + 1 + code;
 }

@@ -4,23 +4,29 @@
  * counter never grants past the limit (the capped lease script), so the fleet never admits
  * more than `limit` per window while Redis answers, whatever the block sizes.
  *
- * Block size (why it adapts): a block held by one replica is invisible to the others, so a
- * large block near the end of the quota would refuse requests elsewhere while points sit
- * unspent. The block is therefore the smallest of
- * - `remaining / replicas`: this replica's share of what is left, so blocks shrink
- *   geometrically; below `EXACT_TAIL_PER_REPLICA × replicas` points left (and so for small
- *   limits) the block is 1, an exact per-request decision;
- * - about `HORIZON_S` seconds of this replica's own demand for the key (at least `MIN_BLOCK`),
- *   so a quiet key never hoards a large block;
- * and at least 1. `replicas` is estimated from the counter itself: 1 + what other replicas
- * took between two of this replica's leases relative to what this replica spent meanwhile,
- * i.e. this replica's share of the key's recent demand (4 before the counter tells).
+ * Block size (why it adapts; `lease-sizing.ts`, `lease-script.ts`): a block held by one
+ * replica is invisible to the others, so a large block near the end of the quota would refuse
+ * requests elsewhere while points sit unspent. The requests waiting on this replica are
+ * granted first (an exact, batched decision); on top, the store grants a share of the
+ * remaining quota *as Redis holds it*, sized so that this replica spends it before the others
+ * have used up the rest, plus a small tail allowance; and at most about `HORIZON_S` of this
+ * replica's own demand. A replica whose grant brought the counter to the limit refuses
+ * locally once its block is spent.
  *
  * `X-RateLimit-Remaining` per replica is `limit - counter at this replica's last lease +
  * points it still holds`, never rising within a window: it falls by one per local request and
  * by at least one at each lease. It exceeds the fleet-wide truth (limit minus admitted
  * requests) by at most the points other replicas leased since this replica's last lease.
  */
+
+import type { LeaseCall } from './lease-script';
+import {
+  estimateSharing,
+  INITIAL_REPLICAS,
+  othersRate,
+  planLease,
+  type DemandView,
+} from './lease-sizing';
 
 /** What one lease call returned. */
 export interface LeaseGrant {
@@ -46,14 +52,16 @@ export interface LeaseDecision {
 
 export interface QuotaLeaseOptions {
   /**
-   * Takes `points` from the key's shared counter (rate-limiter-flexible `consume`);
-   * `windowKnown` lets the store skip reporting the window again.
+   * Takes up to `points` from the key's shared counter (rate-limiter-flexible `consume`):
+   * `call.need` of them for requests waiting now, the rest capped by the store at this
+   * replica's share of what is left (`call.replicas`); `call.known` lets the store skip
+   * reporting the window again.
    */
   readonly lease: (
     keyId: string,
     limit: number,
     points: number,
-    windowKnown: boolean,
+    call: LeaseCall,
   ) => Promise<LeaseGrant>;
   /** Hands unspent points back to the window they came from (rate-limiter-flexible `reward`). */
   readonly handBack: (keyId: string, limit: number, points: number, windowEndS: number) => void;
@@ -63,18 +71,10 @@ export interface QuotaLeaseOptions {
   readonly clock?: () => number;
 }
 
-/** First-lease guess of the replicas sharing a key, before the counter tells. */
-const INITIAL_REPLICAS = 4;
-/** Below this many points per replica left, blocks are single points. */
-const EXACT_TAIL_PER_REPLICA = 4;
-/** Seconds of local demand one block may cover. */
-const HORIZON_S = 10;
-/** Smallest block worth a round trip when the quota allows it. */
-const MIN_BLOCK = 8;
 /** A block untouched this long goes back to the shared counter. */
 export const IDLE_HAND_BACK_MS = 2000;
 
-interface Lease {
+interface Lease extends DemandView {
   readonly keyId: string;
   readonly limit: number;
   /** Unspent points held locally. */
@@ -82,17 +82,13 @@ interface Lease {
   /** Monotonic ms after which held points are void (never later than Redis's window end). */
   deadline: number;
   windowEndS: number;
-  /** `limit - counter` at this replica's last lease. */
-  sharedRemaining: number;
   /** Last reported remaining (monotone within the window). */
   reported: number;
   lastGranted: number;
   lastUsed: number;
-  lastLeaseAt: number;
   lastUseAt: number;
-  replicas: number;
-  /** Local requests per second for this key (smoothed). */
-  rate: number;
+  /** The counter reached the limit at this replica's last lease: refuse once the block is spent. */
+  exhausted: boolean;
   pending: Promise<LeaseDecision | undefined> | undefined;
   waiting: number;
 }
@@ -115,21 +111,10 @@ export function createQuotaLease(options: QuotaLeaseOptions): QuotaLease {
 
   const spend = (lease: Lease, now: number): LeaseDecision => {
     lease.points -= 1;
+    lease.spent += 1;
     lease.lastUseAt = now;
     lease.reported = Math.min(lease.reported, lease.sharedRemaining + lease.points);
     return { allowed: true, remaining: lease.reported, msLeft: lease.deadline - now };
-  };
-
-  const blockSize = (lease: Lease | undefined, limit: number): number => {
-    if (options.degraded()) return 1;
-    const remaining = lease ? lease.sharedRemaining : limit;
-    const replicas = lease ? lease.replicas : INITIAL_REPLICAS;
-    // Near the end (and for small limits) every point is an exact per-request decision.
-    const byQuota =
-      remaining < EXACT_TAIL_PER_REPLICA * replicas ? 1 : Math.floor(remaining / replicas);
-    const byDemand = Math.max(MIN_BLOCK, Math.ceil((lease?.rate ?? 0) * HORIZON_S));
-    const wanted = Math.max(byDemand, lease?.waiting ?? 0);
-    return Math.max(1, Math.min(byQuota, wanted));
   };
 
   /** Folds a grant into the lease; returns the denial when nothing was granted. */
@@ -145,22 +130,33 @@ export function createQuotaLease(options: QuotaLeaseOptions): QuotaLease {
     const sameWindow =
       lease.lastLeaseAt > 0 &&
       (grant.windowEndS === undefined || Math.abs(grant.windowEndS - lease.windowEndS) <= 1);
+    const before = grant.used - grant.granted;
     if (sameWindow && grant.granted > 0) {
-      const othersTook = Math.max(0, grant.used - grant.granted - lease.lastUsed);
-      const sample = 1 + othersTook / Math.max(1, lease.lastGranted);
-      lease.replicas = Math.min(64, Math.max(1, (lease.replicas + sample) / 2));
+      lease.othersRate = othersRate(lease, before, now);
+      lease.replicas = estimateSharing(lease, before);
       const elapsedS = Math.max(0.001, (now - lease.lastLeaseAt) / 1000);
       const rate = lease.lastGranted / elapsedS;
       lease.rate = lease.rate === 0 ? rate : (lease.rate + rate) / 2;
     } else if (!sameWindow) {
       lease.reported = lease.limit;
       lease.points = 0;
+      lease.firstBefore = before;
+      lease.firstAt = now;
+      lease.othersRate = 0;
+      lease.leasedNet = 0;
+      lease.spent = 0;
+      lease.replicas = INITIAL_REPLICAS;
+      lease.exhausted = false;
+      lease.maxNeed = 0;
     }
+    lease.leasedNet += grant.granted;
     if (grant.windowEndS !== undefined && grant.msLeft !== undefined) {
       lease.windowEndS = grant.windowEndS;
       lease.deadline = sentAt + grant.msLeft;
     }
     lease.sharedRemaining = Math.max(0, lease.limit - grant.used);
+    // Like the library's in-memory block after a refusal, without the refused call.
+    lease.exhausted = grant.used >= lease.limit;
     lease.lastUsed = grant.used;
     lease.lastGranted = grant.granted;
     lease.lastLeaseAt = now;
@@ -182,6 +178,10 @@ export function createQuotaLease(options: QuotaLeaseOptions): QuotaLease {
         lease = undefined;
       }
       if (lease && lease.points > 0) return spend(lease, now);
+      if (lease?.exhausted && !lease.pending) {
+        lease.reported = 0;
+        return { allowed: false, remaining: 0, msLeft: lease.deadline - now };
+      }
       if (lease?.pending) {
         lease.waiting += 1;
         const denial = await lease.pending;
@@ -201,16 +201,28 @@ export function createQuotaLease(options: QuotaLeaseOptions): QuotaLease {
         lastUsed: 0,
         lastLeaseAt: 0,
         lastUseAt: now,
+        firstBefore: 0,
+        firstAt: now,
+        othersRate: 0,
+        leasedNet: 0,
+        spent: 0,
         replicas: INITIAL_REPLICAS,
         rate: 0,
+        maxNeed: 0,
+        exhausted: false,
         pending: undefined,
         waiting: 0,
       };
       book.set(id, fresh);
-      const asked = blockSize(lease, limit);
+      // This request and every one already waiting on this key get their point from the reply.
+      const need = 1 + (lease?.waiting ?? 0);
       const sentAt = clock();
-      const windowKnown = lease !== undefined && lease.lastLeaseAt > 0 && sentAt < lease.deadline;
-      const pending = options.lease(keyId, limit, asked, windowKnown).then(
+      const known = lease !== undefined && lease.lastLeaseAt > 0 && sentAt < lease.deadline;
+      const { asked, call } = options.degraded()
+        ? { asked: 1, call: { need: 1, share: 1, tail: 0, exact: 0, known } }
+        : planLease(lease, limit, need, now, known);
+      fresh.maxNeed = Math.max(fresh.maxNeed, need);
+      const pending = options.lease(keyId, limit, asked, call).then(
         (grant) => {
           if (grant.insured) {
             // Redis failed: the insurance counted this request; keep nothing locally.
@@ -257,6 +269,7 @@ export function createQuotaLease(options: QuotaLeaseOptions): QuotaLease {
           options.handBack(lease.keyId, lease.limit, lease.points, lease.windowEndS);
           lease.sharedRemaining += lease.points;
           lease.lastUsed -= lease.points;
+          lease.leasedNet -= lease.points;
           lease.points = 0;
         }
       }

@@ -23,7 +23,7 @@ import type { RateDecision, RateLimiter } from '../../domain/ports';
 import type { Logger } from '../../logger';
 import type { RedisClient } from './client';
 import { rateLimitKeyPrefix } from './keys';
-import { LEASE_SCRIPT, windowKnownDuration } from './lease-script';
+import { LEASE_SCRIPT, leaseDuration, type LeaseCall } from './lease-script';
 import { createQuotaLease, type LeaseGrant, type LeaseDecision } from './quota-lease';
 
 export interface RedisRateLimiterOptions {
@@ -65,8 +65,8 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
   const now = options.now ?? Date.now;
   /** Results produced by an insurance limiter, i.e. while Redis failed. */
   const insured = new WeakSet<RateLimiterRes>();
-  /** Window end (Redis time, Unix s) reported by the lease script for a result. */
-  const windowEnds = new WeakMap<RateLimiterRes, number>();
+  /** Window end (Redis time, Unix s) and points granted, as the lease script replied. */
+  const replies = new WeakMap<RateLimiterRes, { windowEndS: number; granted: number }>();
   let degraded = false;
   const pending = new Set<Promise<unknown>>();
 
@@ -104,8 +104,8 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
   }
 
   /**
-   * The Redis limiter with the lease script; records each result's window end through the
-   * library's result hook `_getRateLimiterRes` (present in every store, absent from its typings).
+   * The Redis limiter with the lease script; records each result's window end and grant through
+   * the library's result hook `_getRateLimiterRes` (present in every store, absent from its typings).
    */
   class LeasingRedisLimiter extends RateLimiterRedis {
     constructor(opts: ConstructorParameters<typeof RateLimiterRedis>[0]) {
@@ -116,7 +116,9 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
       const toRes = hooks._getRateLimiterRes.bind(this);
       hooks._getRateLimiterRes = (rlKey, changed, result) => {
         const res = toRes(rlKey, changed, result);
-        if (Array.isArray(result) && typeof result[2] === 'number') windowEnds.set(res, result[2]);
+        if (Array.isArray(result) && typeof result[3] === 'number') {
+          replies.set(res, { windowEndS: Number(result[2]), granted: result[3] });
+        }
         return res;
       };
     }
@@ -159,9 +161,18 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
     // was asked, so it says nothing about Redis.
     const blocked = res.consumedPoints === 0;
     if (!blocked) observe(fromInsurance);
-    const over = res.consumedPoints - limit;
-    const granted = blocked ? 0 : Math.max(0, Math.min(asked, asked - Math.max(0, over)));
-    const used = blocked ? limit : res.consumedPoints - (asked - granted);
+    const reply = replies.get(res);
+    let granted = 0;
+    let used = limit;
+    if (reply) {
+      // The script's counter plus the waiting requests it could not serve (see lease-script).
+      granted = reply.granted;
+      used = Math.min(limit, res.consumedPoints);
+    } else if (!blocked) {
+      // The insurance limiter counted all `asked`: what fits under the limit is granted.
+      granted = Math.max(0, Math.min(asked, asked - Math.max(0, res.consumedPoints - limit)));
+      used = res.consumedPoints - (asked - granted);
+    }
     if (res.msBeforeNext < 0) {
       // The script skipped the window (the caller knows it): the common, cheapest reply.
       return { granted, used, msLeft: undefined, windowEndS: undefined, insured: false };
@@ -171,22 +182,24 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
       granted,
       used,
       msLeft,
-      windowEndS: windowEnds.get(res) ?? Math.ceil((now() + msLeft) / 1000),
+      // 0: the script left the window out (the caller knows it).
+      windowEndS: reply ? reply.windowEndS || undefined : Math.ceil((now() + msLeft) / 1000),
       insured: fromInsurance,
     };
   };
 
-  const knownWindow = { customDuration: windowKnownDuration(windowS) };
   const lease = async (
     keyId: string,
     limit: number,
     asked: number,
-    windowKnown: boolean,
+    call: LeaseCall,
   ): Promise<LeaseGrant> => {
     const pair = limiterFor(limit);
     let grant: LeaseGrant;
     try {
-      const res = await pair.shared.consume(keyId, asked, windowKnown ? knownWindow : {});
+      const res = await pair.shared.consume(keyId, asked, {
+        customDuration: leaseDuration(windowS, call),
+      });
       grant = toGrant(res, asked, limit);
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) {

@@ -9,7 +9,7 @@ import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { BucketItem } from 'minio';
 import type { ArchiveSource, StoredObject } from '../../domain/ports';
 import { S3TimeoutError, type S3Client } from './client';
-import { isS3InvalidRange } from './errors';
+import { isS3InvalidRange, translateS3Error } from './errors';
 import { normalizeEtag } from './etag';
 import { planRangeBody } from './range-response';
 import { createWindowStream } from './window-stream';
@@ -70,7 +70,7 @@ export function createS3ArchiveSource(options: S3ArchiveSourceOptions): ArchiveS
         )) as IncomingMessage;
       } catch (err) {
         if (isS3InvalidRange(err)) return Buffer.alloc(0); // an empty object: no byte 0
-        throw err;
+        throw translateS3Error(name, err);
       }
       let plan;
       try {
@@ -82,10 +82,14 @@ export function createS3ArchiveSource(options: S3ArchiveSourceOptions): ArchiveS
         });
       } catch (err) {
         response.destroy();
-        throw err;
+        throw translateS3Error(name, err);
       }
       const chunks: Buffer[] = [];
-      for await (const chunk of createWindowStream(response, plan)) chunks.push(chunk as Buffer);
+      try {
+        for await (const chunk of createWindowStream(response, plan)) chunks.push(chunk as Buffer);
+      } catch (err) {
+        throw translateS3Error(name, err);
+      }
       return Buffer.concat(chunks);
     } finally {
       clearTimeout(timer);
@@ -96,7 +100,9 @@ export function createS3ArchiveSource(options: S3ArchiveSourceOptions): ArchiveS
     list,
     readHead,
     async remove(name) {
-      await client.minio.removeObject(bucket, `${prefix}${name}`);
+      await client.minio.removeObject(bucket, `${prefix}${name}`).catch((err: unknown) => {
+        throw translateS3Error(name, err);
+      });
     },
   };
 }

@@ -2,25 +2,30 @@
  * Archive bytes from an S3-compatible bucket: the production `ArchiveStore`. Each range is one
  * plain GET of absolute offsets computed by the service (never a suffix range) on a presigned
  * URL cached per object, over the client's keep-alive pool: no signing or SDK plumbing per read.
- * The upstream status, Content-Range, size and ETag are checked before the stream is returned,
- * because the HTTP response has already fixed its Content-Length and must never carry wrong
- * bytes.
- *
- * What counts against the store (the circuit breaker) is only what says the store is failing:
- * a refused or hanging connection, no first byte within `timeoutMs` of getting a socket, a 5xx.
- * A missing, replaced or forbidden object is a fact about that object (`NotFoundError`,
- * `ArchiveObjectError`); waiting for a free local socket is local (`StoreBusyError`); a client
- * that leaves is the client's (`ClientGoneError`). None of those moves the breaker.
+ * Status, Content-Range, size and ETag are checked before the stream is returned: the response
+ * has fixed its Content-Length and must never carry wrong bytes. Only what says the store is
+ * failing counts against it (the breaker): a refused or hanging connection, no first byte within
+ * `timeoutMs` of getting a socket while it delivered nothing to other reads either (else it is
+ * busy: `store-busy`), a 5xx. A missing, replaced or forbidden object is a fact about that
+ * object (`ArchiveNotFoundError`, `ArchiveObjectError`); waiting for a free local socket is
+ * local (`StoreBusyError`); a client that leaves is the client's (`ClientGoneError`). None of
+ * those moves the breaker.
  */
 import type { ClientRequest } from 'node:http';
 import type { Readable } from 'node:stream';
-import { ArchiveObjectError, ClientGoneError, StoreBusyError } from '../../domain/archive-errors';
+import {
+  ArchiveNotFoundError,
+  ArchiveObjectError,
+  ClientGoneError,
+  StoreBusyError,
+  StoreUnavailableError,
+} from '../../domain/archive-errors';
 import type { ArchiveMeta, ArchiveStore, ByteWindow } from '../../domain/ports';
-import { AlreadyReportedError, NotFoundError, ServiceUnavailableError } from '../../errors';
 import type { Logger } from '../../logger';
 import { createCircuitBreaker, type BreakerPermit } from './circuit-breaker';
 import { objectKey, S3TimeoutError, type S3Client } from './client';
 import { createPresignedUrls } from './presigned-urls';
+import { createStoreActivity } from './store-activity';
 import { planRangeBody, RangeMismatchError } from './range-response';
 import { createWindowStream, UpstreamTruncatedError } from './window-stream';
 import {
@@ -81,6 +86,7 @@ export function createS3ArchiveStore(options: S3ArchiveStoreOptions): S3ArchiveS
     bucket,
     expirySeconds: options.presignExpirySeconds,
   });
+  const activity = createStoreActivity();
   let breakerWasOpen = false;
 
   const noteBreaker = () => {
@@ -128,12 +134,14 @@ export function createS3ArchiveStore(options: S3ArchiveStoreOptions): S3ArchiveS
       request.once('socket', () => {
         clearTimeout(waitTimer);
         if (settled) return;
-        firstByteTimer = setTimeout(
-          () => cancel(new S3TimeoutError(timeoutMs), 'failure'),
-          budgetMs,
-        );
+        const since = Date.now();
+        firstByteTimer = setTimeout(() => {
+          if (activity.deliveredSince(since)) cancel(new StoreBusyError('store-busy'), 'release');
+          else cancel(new S3TimeoutError(timeoutMs), 'failure');
+        }, budgetMs);
       });
       request.once('response', (response) => {
+        activity.note();
         if (settled) return void response.destroy(); // lost the race: release its socket
         settle();
         resolve({ response, request });
@@ -185,10 +193,8 @@ export function createS3ArchiveStore(options: S3ArchiveStoreOptions): S3ArchiveS
       if (signal.aborted) throw new ClientGoneError();
       const permit: BreakerPermit | undefined = breaker.acquire();
       if (permit === undefined) {
-        throw new ServiceUnavailableError({
-          // Logged once when the breaker opened (noteBreaker), not once per refused request.
-          cause: new AlreadyReportedError('object store circuit breaker open'),
-        });
+        // Logged once when the breaker opened (noteBreaker), not once per refused request.
+        throw new StoreUnavailableError('circuit breaker open', { alreadyReported: true });
       }
       const settle = (verdict: 'success' | Verdict) => {
         permit[verdict]();
@@ -210,7 +216,7 @@ export function createS3ArchiveStore(options: S3ArchiveStoreOptions): S3ArchiveS
         settle('failure');
         const cause = err instanceof RequestCancelled ? err.reason : err;
         logger.warn({ key, err: (cause as Error).message }, 'object store read failed');
-        throw new ServiceUnavailableError({ cause });
+        throw new StoreUnavailableError((cause as Error).message, { cause });
       }
       const { response, request } = upstream;
       const status = response.statusCode ?? 0;
@@ -219,7 +225,7 @@ export function createS3ArchiveStore(options: S3ArchiveStoreOptions): S3ArchiveS
         const code = await errorCode(response).catch(() => undefined);
         if (status === 404 && code !== 'NoSuchBucket') {
           settle('success');
-          throw new NotFoundError({ cause: new Error(`${code ?? 'status 404'} for ${key}`) });
+          throw new ArchiveNotFoundError(`${key} (${code ?? 'status 404'})`);
         }
         if (status === 403 || status === 416 || (status >= 400 && status < 500 && status !== 404)) {
           settle('success');
@@ -232,7 +238,7 @@ export function createS3ArchiveStore(options: S3ArchiveStoreOptions): S3ArchiveS
         settle('failure');
         const cause = new Error(`object store answered ${status} ${code ?? ''}`.trim());
         logger.warn({ key, err: cause.message }, 'object store read failed');
-        throw new ServiceUnavailableError({ cause });
+        throw new StoreUnavailableError(cause.message, { cause });
       }
 
       let plan;
@@ -255,6 +261,7 @@ export function createS3ArchiveStore(options: S3ArchiveStoreOptions): S3ArchiveS
         request.destroy(new S3TimeoutError(bodyIdleTimeoutMs)),
       );
       const body = createWindowStream(response, plan);
+      response.on('data', activity.note); // after the window stream's listener: flow unchanged
       if (signal.aborted) {
         body.destroy();
         throw new ClientGoneError();
@@ -262,8 +269,7 @@ export function createS3ArchiveStore(options: S3ArchiveStoreOptions): S3ArchiveS
       const onAbort = () => body.destroy();
       signal.addEventListener('abort', onAbort, { once: true });
       body.once('close', () => signal.removeEventListener('abort', onAbort));
-      // The consumer handles stream errors (the HTTP layer cuts the connection). Here only a
-      // store that broke off mid-body is worth a warning; a client leaving is routine.
+      // Stream errors are the consumer's; only a store that broke off mid-body is worth a warning.
       body.on('error', (err) => {
         if (err instanceof UpstreamTruncatedError)
           logger.warn({ key, err: err.message }, 'object store body failed');

@@ -2,9 +2,9 @@
  * Authentication (401) then authorisation (403), before any other work: a request that fails
  * here costs no rate-limit point and learns nothing about the resources.
  */
-import type { Middleware } from 'koa';
+import type { Context } from 'koa';
 import type { OriginPolicy } from '../../domain/origin-policy';
-import type { KeyStore } from '../../domain/ports';
+import type { KeyStore } from '../../keys/ports';
 import { ForbiddenError, UnauthorizedError } from '../../errors';
 import { parseBearer } from '../credentials';
 
@@ -38,16 +38,37 @@ export type AuthFailureReason = (typeof AUTH_FAILURE_REASONS)[number];
 /** Observer for auth failures (metrics hook). */
 export type AuthFailureListener = (reason: AuthFailureReason) => void;
 
-export function authenticate(
+/**
+ * Whether a header repeated on the request carries another value than `first` (the one Node
+ * keeps). A scan of the raw lines: Node's `headersDistinct` would build an object of every
+ * header on every request.
+ */
+function repeatsDiffer(raw: readonly string[], lowerName: string, first: unknown): boolean {
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (
+      name.length === lowerName.length &&
+      name.toLowerCase() === lowerName &&
+      raw[i + 1] !== first
+    )
+      return true;
+  }
+  return false;
+}
+
+/** Authenticates and authorises a request: its caller, or a 401/403 error thrown. */
+export function authenticator(
   keys: KeyStore,
   onFailure: AuthFailureListener = () => {},
-): Middleware {
-  return async (ctx, next) => {
+): (ctx: Context) => Promise<Caller> {
+  return async (ctx) => {
+    const headers = ctx.req.headers;
     // Node keeps only the first of repeated Authorization lines; two different keys are refused.
     // (Repeated X-App lines arrive joined with ", ", which is no valid token either.)
-    const keyLines = new Set(ctx.req.headersDistinct.authorization ?? []);
-    const apiKey = keyLines.size <= 1 ? parseBearer(ctx.req.headers.authorization) : undefined;
-    const appId = parseBearer(ctx.req.headers['x-app']);
+    const apiKey = repeatsDiffer(ctx.req.rawHeaders, 'authorization', headers.authorization)
+      ? undefined
+      : parseBearer(headers.authorization);
+    const appId = parseBearer(headers['x-app']);
     if (apiKey === undefined || appId === undefined) {
       onFailure(apiKey === undefined ? 'malformed-key' : 'malformed-app');
       throw new UnauthorizedError();
@@ -61,13 +82,11 @@ export function authenticate(
       onFailure(decision.reason);
       throw new ForbiddenError();
     }
-    const caller: Caller = {
+    return {
       keyId: decision.keyId,
       appId: decision.appId,
       limit: decision.limit,
       ...(decision.originPolicy !== undefined ? { originPolicy: decision.originPolicy } : {}),
     };
-    ctx.state.caller = caller;
-    return next();
   };
 }

@@ -5,22 +5,22 @@
  * client) passes unless the key requires an origin. Preflights never get here: the CORS
  * middleware answers them without credentials.
  */
-import type { Middleware } from 'koa';
+import type { Context } from 'koa';
 import { requestOrigin } from '../../domain/origin-policy';
 import { ForbiddenError } from '../../errors';
-import type { AuthFailureListener } from './authenticate';
-import type { Caller } from './authenticate';
+import type { AuthFailureListener, Caller } from './authenticate';
 
-export function checkOrigin(onFailure: AuthFailureListener = () => {}): Middleware {
-  return (ctx, next) => {
-    const policy = (ctx.state.caller as Caller).originPolicy;
-    if (policy !== undefined) {
-      const origin = requestOrigin(ctx.req.headers.origin, ctx.req.headers.referer);
-      if (!policy.allows(origin)) {
-        onFailure(origin === undefined ? 'origin-missing' : 'origin-not-allowed');
-        throw new ForbiddenError();
-      }
+/** Throws 403 when `caller`'s key allows other origins than the request's. */
+export function originChecker(
+  onFailure: AuthFailureListener = () => {},
+): (ctx: Context, caller: Caller) => void {
+  return (ctx, caller) => {
+    const policy = caller.originPolicy;
+    if (policy === undefined) return;
+    const origin = requestOrigin(ctx.req.headers.origin, ctx.req.headers.referer);
+    if (!policy.allows(origin)) {
+      onFailure(origin === undefined ? 'origin-missing' : 'origin-not-allowed');
+      throw new ForbiddenError();
     }
-    return next();
   };
 }

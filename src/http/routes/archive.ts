@@ -52,9 +52,11 @@ export function archiveRoute(deps: ArchiveRouteDeps): Middleware {
   };
   return async (ctx) => {
     const timestamp = String(ctx.params.timestamp ?? '');
-    if (parseTimestamp(timestamp) === undefined) throw new BadRequestError();
+    // Only valid timestamps are ever published: the parse decides 400 or 404 on a miss.
     const meta = deps.catalog.current().get(timestamp);
-    if (meta === undefined) throw new NotFoundError();
+    if (meta === undefined) {
+      throw parseTimestamp(timestamp) === undefined ? new BadRequestError() : new NotFoundError();
+    }
 
     const validators = { etag: meta.etag, lastModified: meta.lastModified };
     const precondition = evaluatePreconditions(ctx.req.headers, validators);
@@ -76,7 +78,8 @@ export function archiveRoute(deps: ArchiveRouteDeps): Middleware {
       selection.kind === 'partial' ? selection.window : { offset: 0, length: meta.size };
 
     if (ctx.method === 'GET') {
-      ctx.body = await openResponseBody(ctx, deps.store, meta, window);
+      const body = openResponseBody(ctx, deps.store, meta, window);
+      ctx.body = body instanceof Promise ? await body : body;
     }
     ctx.set(common);
     ctx.set('Content-Type', PMTILES_CONTENT_TYPE);

@@ -140,3 +140,22 @@ it('warms header, root and leaf directories of newly published archives', async 
   expect(loads.length).toBe(before); // both answered from memory
   warmer.stop();
 });
+
+it('answers a window from memory without I/O only once all its blocks are loaded', async () => {
+  let hits = 0;
+  const cache = createCachingArchiveStore(inner, 64 * 1024 * 1024, { onHit: () => hits++ });
+  // 16 KiB across the first block boundary: the bytes of two blocks, exactly the window.
+  const window = { offset: BLOCK_BYTES - 5000, length: 16 * 1024 };
+  expect(cache.readCached!(meta, window)).toBeUndefined();
+  expect(loads).toEqual([]);
+  const opened = await bytesOf(await cache.openRange(meta, window, signal()));
+  const cached = cache.readCached!(meta, window);
+  const expected = archive.subarray(window.offset, window.offset + window.length);
+  expect(opened.equals(expected)).toBe(true);
+  expect(cached?.equals(expected)).toBe(true);
+  expect(cached?.length).toBe(window.length);
+  expect(loads).toHaveLength(2);
+  expect(hits).toBe(2); // one per block of the synchronous read
+  // Larger than the cached maximum: never from memory.
+  expect(cache.readCached!(meta, { offset: 0, length: MAX_CACHED_WINDOW + 1 })).toBeUndefined();
+});

@@ -1,5 +1,5 @@
 /** Allowed-origin patterns: validation, exact and wildcard matching, Referer fallback. */
-import { KeyFileError, parseKeyFile } from '../../../src/adapters/fs/key-file';
+import { KeyFileError, parseKeyFile } from '../../../src/keys/key-file-format';
 import {
   ANY_ORIGIN,
   createOriginPolicy,

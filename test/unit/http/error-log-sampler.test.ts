@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { AlreadyReportedError } from '../../../src/errors';
+import { StoreUnavailableError } from '../../../src/domain/archive-errors';
 import { createErrorLogSampler } from '../../../src/http/error-log-sampler';
 
 function setup() {
@@ -42,7 +42,11 @@ it('keeps kinds apart (status, error name, code) and writes nothing for already-
   sampler.report(500, new TypeError('bug'), {});
   sampler.report(500, new TypeError('bug again'), {});
   for (let i = 0; i < 100; i++)
-    sampler.report(503, new AlreadyReportedError('object store circuit breaker open'), {});
+    sampler.report(
+      503,
+      new StoreUnavailableError('circuit breaker open', { alreadyReported: true }),
+      {},
+    );
   await new Promise((r) => setImmediate(r));
   expect(lines.map((l) => (l.err as { message: string }).message)).toEqual([
     'connect ECONNREFUSED',

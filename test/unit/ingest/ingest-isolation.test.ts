@@ -8,6 +8,11 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createFsArchiveSource } from '../../../src/adapters/fs/archive-store';
+import {
+  ArchiveNotFoundError,
+  ArchiveReadError,
+  StoreUnavailableError,
+} from '../../../src/domain/archive-errors';
 import { createMemoryCatalog } from '../../../src/adapters/memory/catalog';
 import type { ArchiveSource } from '../../../src/domain/ports';
 import { formatTimestamp } from '../../../src/domain/timestamps';
@@ -84,30 +89,32 @@ it('an unreadable object (link loop) is counted and retried with backoff; others
   expect(cycle.tracked().failing).toBe(0);
 });
 
+// The adapters' code tables are tested at their boundary (test/unit/adapters/{fs,s3}/);
+// ingest reads only the core's error types.
 it.each([
-  [Object.assign(new Error('denied'), { code: 'EACCES' }), 'access-denied'],
-  [Object.assign(new Error('Access Denied.'), { code: 'AccessDenied' }), 'access-denied'],
-  [Object.assign(new Error('not in active tier'), { code: 'InvalidObjectState' }), 'archived'],
-  [
-    Object.assign(new Error('The object was stored using a form of Server Side Encryption'), {
-      code: 'InvalidRequest',
-    }),
-    'encrypted',
-  ],
-  [Object.assign(new Error('key does not exist'), { code: 'NoSuchKey' }), 'not-found'],
-  [Object.assign(new Error('gone'), { code: 'ENOENT' }), 'not-found'],
-  [Object.assign(new Error('i/o'), { code: 'EIO' }), 'io-error'],
-  [Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }), 'store'],
-  [Object.assign(new Error('busy'), { code: 'SlowDown' }), 'store'],
+  [new ArchiveReadError('access-denied', 'EACCES'), 'access-denied'],
+  [new ArchiveReadError('archived', 'InvalidObjectState'), 'archived'],
+  [new ArchiveReadError('encrypted', 'SSE-C'), 'encrypted'],
+  [new ArchiveReadError('io-error', 'EIO'), 'io-error'],
+  [new ArchiveNotFoundError('202406011200.pmtiles'), 'not-found'],
+  [new StoreUnavailableError('circuit breaker open'), 'store'],
+  [Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }), 'bad-response'],
 ])('classifies %s as %s', (err, reason) => {
   expect(classifyReadFailure(err)).toBe(reason);
 });
 
+it('a missing file is the same ArchiveNotFoundError an S3 NoSuchKey becomes (not-found)', async () => {
+  // The S3 half: test/integration/s3-archive-source.test.ts, against s3rver.
+  const missing = await createFsArchiveSource(dir)
+    .readHead(`${ts(3)}.pmtiles`, 16384)
+    .catch((err: unknown) => err);
+  expect(missing).toBeInstanceOf(ArchiveNotFoundError);
+  expect(classifyReadFailure(missing)).toBe('not-found');
+});
+
 it('a per-object read error of any kind is isolated; a store failure ends the reads but not retention', async () => {
   const fsSource = createFsArchiveSource(dir);
-  let failure: NodeJS.ErrnoException = Object.assign(new Error('Access Denied.'), {
-    code: 'AccessDenied',
-  });
+  let failure: Error = new ArchiveReadError('access-denied', 'Access Denied.');
   const source: ArchiveSource = {
     ...fsSource,
     readHead: (name, length) =>
@@ -126,7 +133,7 @@ it('a per-object read error of any kind is isolated; a store failure ends the re
   expect(events.failed).toEqual([[`${ts(2)}.pmtiles`, 'access-denied']]);
 
   // The store itself failing: the pass fails (retried at the next trigger), retention still ran.
-  failure = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+  failure = new StoreUnavailableError('connect ECONNREFUSED');
   await write(`${ts(6)}.pmtiles`, buildArchive(ts(6), 1));
   await catalog.publish({
     timestamp: ts(100),

@@ -1,4 +1,5 @@
 /** The shutdown plan: readiness first, closers in order despite failures, once only. */
+import type http from 'node:http';
 import { createSilentLogger } from '../../../src/logger';
 import { createShutdown } from '../../../src/wiring/lifecycle';
 
@@ -40,4 +41,85 @@ it('runs once: later calls share the first shutdown', async () => {
   await a;
   await shutdown();
   expect(runs).toBe(1);
+});
+
+/**
+ * A stand-in for http.Server with the calls closeServer makes: `close` completes when the test
+ * says so (in-flight responses done), or when the drain deadline cuts every connection.
+ */
+function fakeServer(name: string, events: string[]) {
+  let finishClose: (() => void) | undefined;
+  const server = {
+    listening: true,
+    on: () => server,
+    closeIdleConnections: () => undefined,
+    closeAllConnections: () => {
+      events.push(`${name} cut`);
+      finishClose?.();
+    },
+    close(callback: () => void) {
+      events.push(`${name} closing`);
+      finishClose = () => {
+        server.listening = false;
+        events.push(`${name} closed`);
+        callback();
+      };
+      return server;
+    },
+    finishDrain: () => finishClose?.(),
+  };
+  return server;
+}
+
+it('drains the public listeners before the closers and closes the admin listener last', async () => {
+  const events: string[] = [];
+  const api = fakeServer('api', events);
+  const admin = fakeServer('admin', events);
+  const shutdown = createShutdown({
+    logger: createSilentLogger(),
+    servers: [api as unknown as http.Server],
+    lateServers: [admin as unknown as http.Server],
+    drainS: 30,
+    beginShutdown: () => events.push('not ready'),
+    closers: [async () => void events.push('close clients')],
+  });
+  const done = shutdown();
+  await new Promise((r) => setImmediate(r));
+  // Still draining: nothing closed behind the in-flight responses' back.
+  expect(events).toEqual(['not ready', 'api closing']);
+  api.finishDrain();
+  await new Promise((r) => setImmediate(r));
+  admin.finishDrain();
+  await done;
+  expect(events).toEqual([
+    'not ready',
+    'api closing',
+    'api closed',
+    'close clients',
+    'admin closing',
+    'admin closed',
+  ]);
+});
+
+it('cuts connections still open at the drain deadline', async () => {
+  jest.useFakeTimers();
+  try {
+    const events: string[] = [];
+    const api = fakeServer('api', events);
+    const shutdown = createShutdown({
+      logger: createSilentLogger(),
+      servers: [api as unknown as http.Server],
+      drainS: 5,
+      beginShutdown: () => undefined,
+      closers: [async () => void events.push('close clients')],
+    });
+    const done = shutdown();
+    await jest.advanceTimersByTimeAsync(4_900);
+    expect(events).toEqual(['api closing']);
+    await jest.advanceTimersByTimeAsync(200);
+    await done;
+    expect(events).toEqual(['api closing', 'api cut', 'api closed', 'close clients']);
+  } finally {
+    jest.useRealTimers();
+  }
 });

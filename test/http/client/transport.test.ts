@@ -9,7 +9,8 @@ import { createRadarTransport } from '../../../src/client/transport';
 import { buildArchive } from '../../fixtures/archives';
 import { APPS, KEYS } from '../../harness/embedded-api';
 import { startViewerApi, type ViewerApi } from '../../harness/browser-api';
-import { recordingFetch } from './recording-fetch';
+import { recordingFetch } from '../../harness/recording-fetch';
+import { reportFigure } from '../../harness/wait';
 
 const TS = '202611221400';
 const limited = { apiKey: KEYS.limited, appId: APPS.web }; // 3 requests per window
@@ -122,7 +123,10 @@ it('gives up at once when the service asks for a longer wait than maxWaitMs, wit
   expect(error).toBeInstanceOf(RadarRateLimitError);
   expect(error.status).toBe(429);
   expect(error.retryAtMs).toBeGreaterThan(Date.now() + 2_000);
-  expect(Date.now() - started).toBeLessThan(1_000);
+  // Refused without sleeping: waiting would take past retryAtMs, over 2 s from now.
+  const refusedMs = Date.now() - started;
+  reportFigure('429 beyond maxWaitMs refused after', refusedMs);
+  expect(refusedMs).toBeLessThan(2_000);
   expect(transport.rateLimit()).toMatchObject({ remaining: 0, blockedUntilMs: error.retryAtMs });
   const count = recorder.requests.length;
   // While held back, further requests fail without reaching the service.

@@ -2,7 +2,8 @@
  * HTTP/1.1 over a bare TCP socket: the test writes the exact request bytes (any method
  * spelling, duplicate header lines, NUL or non-ASCII bytes, oversized heads) and gets the
  * exact response back, parsed by hand. Node's own client refuses most of these inputs, which
- * is why hostile-input tests need this.
+ * is why hostile-input tests need this. Well-formed requests go through `http-client.ts`
+ * (Node's client: exact headers, raw body bytes); this file is for bytes Node would refuse.
  */
 import net from 'node:net';
 
@@ -263,4 +264,29 @@ export function buildRequest(
   }
   parts.push(Buffer.from('\r\n'));
   return Buffer.concat(parts);
+}
+
+/**
+ * Header values on the wire: characters up to U+00FF are sent as one byte (so NBSP is the
+ * single byte 0xA0), anything above as UTF-8. Node decodes header bytes as latin1, so
+ * `serverView` is exactly the string the service sees.
+ */
+export function toWire(text: string): Buffer {
+  const parts: Buffer[] = [];
+  for (const ch of text) {
+    const code = ch.codePointAt(0)!;
+    parts.push(code <= 0xff ? Buffer.from([code]) : Buffer.from(ch, 'utf8'));
+  }
+  return Buffer.concat(parts);
+}
+
+export function serverView(wire: Buffer): string {
+  return wire.toString('latin1');
+}
+
+/** Replaces bytes a request line or header value cannot carry (CTLs, CR, LF) with `x`. */
+export function headerSafe(text: string): string {
+  return [...text]
+    .map((c) => (/[\t\x20-\x7e]/.test(c) || c.codePointAt(0)! > 0x7f ? c : 'x'))
+    .join('');
 }

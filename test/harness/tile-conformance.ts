@@ -8,7 +8,7 @@ import { PMTiles } from 'pmtiles';
 import { PNG } from 'pngjs';
 import { createBufferSource } from '../fixtures/buffer-source';
 import { archiveOf, pyramid } from '../fixtures/archives';
-import { request, type RawResponse } from '../harness/http-client';
+import { request, type RawResponse } from './http-client';
 
 /** A sparse archive (every 7th tile missing) large enough for leaf directories. */
 export function sparseArchive(timestamp: string): Buffer {

@@ -5,9 +5,9 @@
 import type { RedisClient } from '../../src/adapters/redis/client';
 import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import { hashApiKey } from '../../src/domain/key-registry';
-import { request } from '../harness/http-client';
-import { stackAuth } from '../harness/production-stack';
-import { waitFor } from '../harness/wait';
+import { request } from './http-client';
+import { stackAuth } from './production-stack';
+import { waitFor } from './wait';
 
 export const TILE_TEST_KEYS = {
   unbound: { id: 'tiles-unbound', key: 'rk_tiles-unbound-0123456789' },

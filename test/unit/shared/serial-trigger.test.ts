@@ -1,5 +1,5 @@
 /** The serial trigger: never two runs at once, triggers during a run coalesce into one more. */
-import { createSerialTrigger } from '../../../src/ingest/serial-trigger';
+import { createSerialTrigger } from '../../../src/shared/serial-trigger';
 
 function gate() {
   let open!: () => void;

@@ -5,7 +5,8 @@ import type { RadarStatus } from '../../../src/client/status';
 import { watchStatus } from '../../../src/client/status-watcher';
 import { buildArchive } from '../../fixtures/archives';
 import { APPS, KEYS, startEmbeddedApi, type EmbeddedApi } from '../../harness/embedded-api';
-import { recordingFetch } from './recording-fetch';
+import { recordingFetch } from '../../harness/recording-fetch';
+import { waitFor } from '../../harness/wait';
 
 const A = '202611221358';
 const B = '202611221400';
@@ -18,14 +19,6 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 it('reports the status at once and picks up newly published frames', async () => {
   const client = createRadarClient({
     baseUrl: api.baseUrl,
@@ -34,10 +27,10 @@ it('reports the status at once and picks up newly published frames', async () =>
   const seen: RadarStatus[] = [];
   const watch = watchStatus(client, { intervalMs: 50, onStatus: (s) => seen.push(s) });
   try {
-    await until(() => seen.length >= 1);
+    await waitFor(() => seen.length >= 1, 5000, 'status watcher');
     expect(seen[0]!.timestamps).toEqual([A]);
     await api.publish(B, buildArchive(B, 1));
-    await until(() => seen.at(-1)!.latest === B);
+    await waitFor(() => seen.at(-1)!.latest === B, 5000, 'status watcher');
     expect(seen.at(-1)!.timestamps).toEqual([B, A]);
   } finally {
     watch.stop();
@@ -57,7 +50,7 @@ it('stops polling after 401, since the same credentials cannot succeed', async (
     onStatus: () => undefined,
     onError: (e) => errors.push(e),
   });
-  await until(() => errors.length === 1);
+  await waitFor(() => errors.length === 1, 5000, 'status watcher');
   await new Promise((r) => setTimeout(r, 200));
   watch.stop();
   expect(errors[0]).toBeInstanceOf(RadarApiError);
@@ -71,8 +64,11 @@ it('refresh() polls at once and stop() ends the polling', async () => {
     credentials: { apiKey: KEYS.good, appId: APPS.web },
     fetch: recorder.fetch,
   });
-  const watch = watchStatus(client, { intervalMs: 60_000, onStatus: () => undefined });
-  await until(() => recorder.requests.length === 1 && recorder.requests[0]!.status !== undefined);
+  let delivered = 0;
+  const watch = watchStatus(client, { intervalMs: 60_000, onStatus: () => delivered++ });
+  // Wait for the first poll to finish (its document delivered), not just its response head: a
+  // refresh() while a poll is still in flight joins that poll instead of sending another.
+  await waitFor(() => delivered === 1, 5000, 'status watcher');
   await watch.refresh();
   expect(recorder.requests).toHaveLength(2);
   watch.stop();

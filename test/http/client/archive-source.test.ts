@@ -9,7 +9,7 @@ import { createRadarClient } from '../../../src/client/radar-client';
 import { createRadarTransport } from '../../../src/client/transport';
 import { archiveOf, pyramid, tileBytes } from '../../fixtures/archives';
 import { APPS, KEYS, startEmbeddedApi, type EmbeddedApi } from '../../harness/embedded-api';
-import { recordingFetch } from './recording-fetch';
+import { recordingFetch } from '../../harness/recording-fetch';
 
 const TS = '202611221400';
 // Zooms 0..7 with small tiles: enough entries for leaf directories, so several ranges are read.

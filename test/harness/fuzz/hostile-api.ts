@@ -16,7 +16,7 @@ import path from 'node:path';
 import { writePmtiles } from '../../../src/pmtiles/writer';
 import type { Replica } from '../../../src/wiring/replica';
 import { buildArchive, pyramid } from '../../fixtures/archives';
-import { startEmbeddedApi } from '../../harness/embedded-api';
+import { startEmbeddedApi } from '../embedded-api';
 
 /** Published: a small archive (one cache block) and one past the cache's streaming threshold. */
 export const SMALL_TS = '202601151200';
@@ -139,6 +139,17 @@ export async function startHostileApi(
             length: window.length,
           });
           return ports.store.openRange(meta, window, signal, owner);
+        },
+        // The block cache answers a window it holds without openRange: a read all the same.
+        readCached: (meta, window) => {
+          const bytes = ports.store.readCached?.(meta, window);
+          if (bytes)
+            storeCalls.push({
+              timestamp: meta.timestamp,
+              offset: window.offset,
+              length: window.length,
+            });
+          return bytes;
         },
       },
       limiter: {

@@ -9,7 +9,7 @@
  * - malformed, unknown key or unknown app -> 401; known key and app, but either disabled or
  *   the app not bound to the key -> 403; else allowed.
  */
-import { APPS, KEYS } from '../../harness/embedded-api';
+import { APPS, KEYS } from '../embedded-api';
 
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 

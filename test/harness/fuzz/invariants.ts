@@ -16,7 +16,7 @@
  */
 import { tally } from './fuzz-run';
 import { ERROR_MESSAGES, errorRecordText, type HostileApi } from './hostile-api';
-import type { RawHttpResponse, RawOutcome } from './raw-http';
+import type { RawHttpResponse, RawOutcome } from '../raw-socket';
 
 export interface CaseExpectation {
   /** Method as the server will see it (upper case for HEAD detection). */

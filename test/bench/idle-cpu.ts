@@ -1,0 +1,81 @@
+/**
+ * `tsx test/bench/idle-cpu.ts [--seconds S] [--settle S] [--timestamps N] [--dist DIR] [--cpu-prof DIR]`:
+ * CPU of one replica without requests (utime + stime from /proc over S seconds, after it
+ * settled) with an N-timestamp catalog in Redis — the idle row of issue 10 on its own, without
+ * the rest of `npm run bench`. `--cpu-prof` writes the replica's profile to DIR, so what the
+ * timers, resyncs and probes cost shows up by function.
+ */
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadFrames, olderTimestamps } from './archives';
+import { cpuTicks } from './proc-stats';
+import {
+  startPublishedBackend,
+  populateCatalog,
+  startRedisWithKeys,
+  startReplica,
+} from './service';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      seconds: { type: 'string', default: '60' },
+      settle: { type: 'string', default: '5' },
+      timestamps: { type: 'string', default: '10000' },
+      dist: { type: 'string', default: path.join(ROOT, 'dist/bin') },
+      'cpu-prof': { type: 'string' },
+    },
+  });
+  const seconds = Number(values.seconds);
+  const timestamps = Number(values.timestamps);
+  const runDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'radar-idle-'));
+  const logDir = path.join(runDir, 'logs');
+  await fsp.mkdir(logDir, { recursive: true });
+  const frames = await loadFrames({
+    count: 10,
+    maxZoom: 7,
+    cacheDir: path.join(ROOT, '.tmp/bench'),
+  });
+  const stops: Array<() => Promise<void>> = [];
+  try {
+    const { s3server, ingest, metas } = await startPublishedBackend(runDir, logDir, frames, stops);
+    await ingest.stop();
+    const redis10k = await startRedisWithKeys();
+    stops.push(() => redis10k.stop());
+    await populateCatalog(redis10k.url, metas, olderTimestamps(frames, timestamps - frames.length));
+    process.env.RADAR_BENCH_API_DIST = path.resolve(values.dist);
+    const profDir = values['cpu-prof'] ? path.resolve(values['cpu-prof']) : undefined;
+    if (profDir) await fsp.mkdir(profDir, { recursive: true });
+    const replica = await startReplica('api-idle', {
+      redisUrl: redis10k.url,
+      s3: s3server.s3,
+      logDir,
+      env: { RADAR_CACHE_MB: '64', RADAR_STALE_AFTER_S: '3600' },
+      expectTimestamps: timestamps,
+      nodeArgs: profDir
+        ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--cpu-prof-interval=5000']
+        : [],
+    });
+    stops.push(() => replica.proc.stop());
+    await new Promise((r) => setTimeout(r, Number(values.settle) * 1000));
+    const before = cpuTicks(replica.proc.pid);
+    await new Promise((r) => setTimeout(r, seconds * 1000));
+    const ticks = cpuTicks(replica.proc.pid) - before;
+    const cores = ticks / 100 / seconds;
+    process.stdout.write(
+      `idle replica, ${timestamps} timestamps, ${seconds} s: ${ticks} ticks = ${cores.toFixed(4)} cores\n`,
+    );
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => {});
+    await fsp.rm(runDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${(err as Error).stack}\n`);
+  process.exit(1);
+});
