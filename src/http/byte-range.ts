@@ -12,12 +12,21 @@ export type RangeSelection =
   | { readonly kind: 'unsatisfiable' };
 
 /**
+ * RFC 9110 §14.1.1 `ranges-specifier` for the `bytes` unit: range-specs with optional
+ * whitespace only around the commas. range-parser reads each spec with `parseInt`, which
+ * tolerates whitespace inside a spec (`0 - 0`, `-  9`) and then misreads some of them (a
+ * spaced long suffix became unsatisfiable), so anything off the grammar is ignored here, as
+ * the RFC allows, before range-parser sees it.
+ */
+const BYTE_RANGE_SET = /^bytes=[ \t]*(?:\d+-\d*|-\d+)(?:[ \t]*,[ \t]*(?:\d+-\d*|-\d+))*[ \t]*$/;
+
+/**
  * RFC 9110 §14.1.2: a suffix longer than the representation selects all of it; range-parser
  * would call it unsatisfiable, so such suffixes are rewritten to `0-` first.
  */
 function clampLongSuffixes(rangeHeader: string, size: number): string {
   return rangeHeader.replace(
-    /([=,]\s*)-(\d+)(?=\s*(?:,|$))/g,
+    /([=,][ \t]*)-(\d+)(?=[ \t]*(?:,|$))/g,
     (spec, separator: string, digits: string) =>
       size > 0 && Number(digits) >= size ? `${separator}0-` : spec,
   );
@@ -26,13 +35,15 @@ function clampLongSuffixes(rangeHeader: string, size: number): string {
 /** Decides what part of an archive of `size` bytes a `Range` header asks for. */
 export function selectRange(rangeHeader: string | undefined, size: number): RangeSelection {
   if (rangeHeader === undefined) return { kind: 'whole' };
-  // Only the `bytes` unit is understood (exactly, as RFC 9110 spells it); any other unit is
-  // ignored before range-parser could call it unsatisfiable.
-  if (!rangeHeader.startsWith('bytes=')) return { kind: 'whole' };
+  // Only the `bytes` unit is understood (exactly, as RFC 9110 spells it); another unit or a
+  // malformed set is ignored before range-parser could call it unsatisfiable.
+  if (!BYTE_RANGE_SET.test(rangeHeader)) return { kind: 'whole' };
   const parsed = parseRange(size, clampLongSuffixes(rangeHeader, size));
   if (parsed === -2) return { kind: 'whole' };
   if (parsed === -1) return { kind: 'unsatisfiable' };
-  if (parsed.type !== 'bytes' || parsed.length !== 1) return { kind: 'whole' };
+  // Several specs answer whole even when range-parser kept only one of them (DESIGN §3.1).
+  if (parsed.type !== 'bytes' || parsed.length !== 1 || rangeHeader.includes(','))
+    return { kind: 'whole' };
   const [range] = parsed;
   if (
     range === undefined ||
