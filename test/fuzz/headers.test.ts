@@ -183,6 +183,20 @@ it('many, large and semantic headers: invariants hold and credentials decide', a
           violation('an unauthenticated request did work', res, bytes);
         return;
       }
+      // A random name may be a case variant of X-App: Node joins its lines to the credential's
+      // with ", " (each value trimmed), and the model decides what that joined value gets.
+      const appLines = [
+        auth()['X-App'],
+        ...extras
+          .filter(([n]) => n.toLowerCase() === 'x-app')
+          .map(([, v]) => serverView(toWire(v)).replace(/^[ \t]+|[ \t]+$/g, '')),
+      ];
+      const expected = expectedAuth(auth().Authorization, appLines.join(', '));
+      if (expected !== 'allowed') {
+        if (res.status !== expected)
+          violation(`X-App lines ${JSON.stringify(appLines)} must give ${expected}`, res, bytes);
+        return;
+      }
       if (![200, 206, 304, 412, 416].includes(res.status))
         violation('valid credentials: 200/206/304/412/416 only', res, bytes);
     },
