@@ -19,10 +19,11 @@ import { errorHandler } from './middleware/error-handler';
 import { guard } from './middleware/guard';
 import { protocolGuard } from './middleware/protocol-guard';
 import type { RateDecisionListener } from './middleware/rate-limit';
-import { requestLog, type RequestMetrics } from './middleware/request-log';
+import { requestLog, requestRecorder, type RequestMetrics } from './middleware/request-log';
 import { securityHeaders } from './middleware/security-headers';
 import { archiveRoute } from './routes/archive';
 import { statusRoute } from './routes/status';
+import { ARCHIVE_ROUTE, STATUS_ROUTE } from './routes/paths';
 import { mountTileRoutes } from './tile-routes';
 import type { TileLocator } from '../tiles/tile-locator';
 
@@ -55,15 +56,15 @@ export function createApp(deps: AppDeps): Koa {
   const guarded = [guard(deps)];
   // Exact paths only: /STATUS.JSON or /status.json/ are unknown resources (404).
   const router = new Router({ sensitive: true, strict: true });
-  router.all('/status.json', ...guarded, statusRoute(deps));
-  router.all('/tiles/:timestamp.pmtiles', ...guarded, archiveRoute(deps));
+  router.all(STATUS_ROUTE, ...guarded, statusRoute(deps));
+  router.all(ARCHIVE_ROUTE, ...guarded, archiveRoute(deps));
   mountTileRoutes(router, guarded, deps);
 
   if (deps.metrics)
     deps.metrics.prime(
       router.stack.map((layer) => layer.path).filter((p): p is string => typeof p === 'string'),
     );
-  app.use(requestLog(deps.logger, deps.metrics));
+  app.use(requestLog(requestRecorder(deps.logger, deps.metrics), deps.metrics));
   app.use(errorHandler(deps.logger));
   app.use(securityHeaders());
   app.use(protocolGuard());

@@ -9,7 +9,11 @@ import type { AuthDecision } from '../domain/ports';
 
 /** Credential lookup. Keys are compared as SHA-256 hashes in constant time. */
 export interface KeyStore {
-  authenticate(apiKey: string, appId: string): Promise<AuthDecision>;
+  /**
+   * A decision from the registry held in memory comes back synchronously, so the request
+   * fast path can decide without a promise; a store may still answer asynchronously.
+   */
+  authenticate(apiKey: string, appId: string): AuthDecision | Promise<AuthDecision>;
   close(): Promise<void>;
 }
 

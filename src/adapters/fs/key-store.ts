@@ -45,7 +45,7 @@ export async function createFileKeyStore(options: FileKeyStoreOptions): Promise<
   watchFile(file, { interval: options.pollMs ?? 500, persistent: false }, onChange);
 
   return {
-    async authenticate(apiKey, appId) {
+    authenticate(apiKey, appId) {
       return registry.decide(apiKey, appId);
     },
     async close() {

@@ -128,7 +128,7 @@ export async function createRedisKeyStore(options: RedisKeyStoreOptions): Promis
   timer.unref();
 
   return {
-    async authenticate(apiKey, appId) {
+    authenticate(apiKey, appId) {
       return registry.decide(apiKey, appId);
     },
     async close() {

@@ -2,7 +2,9 @@
  * Authentication (401) then authorisation (403), before any other work: a request that fails
  * here costs no rate-limit point and learns nothing about the resources.
  */
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
+import type { AuthDecision } from '../../domain/ports';
 import type { OriginPolicy } from '../../domain/origin-policy';
 import type { KeyStore } from '../../keys/ports';
 import { ForbiddenError, UnauthorizedError } from '../../errors';
@@ -56,24 +58,42 @@ function repeatsDiffer(raw: readonly string[], lowerName: string, first: unknown
   return false;
 }
 
+/** The two credentials as a request carries them, or why they are malformed (401). */
+export type Credentials =
+  | { readonly apiKey: string; readonly appId: string }
+  | { readonly malformed: 'malformed-key' | 'malformed-app' };
+
+/** Reads `Authorization` and `X-App`; shared by the Koa guard and the fast path. */
+export function readCredentials(req: IncomingMessage): Credentials {
+  const headers = req.headers;
+  // Node keeps only the first of repeated Authorization lines; two different keys are refused.
+  // (Repeated X-App lines arrive joined with ", ", which is no valid token either.)
+  const apiKey = repeatsDiffer(req.rawHeaders, 'authorization', headers.authorization)
+    ? undefined
+    : parseBearer(headers.authorization);
+  if (apiKey === undefined) return { malformed: 'malformed-key' };
+  const appId = parseBearer(headers['x-app']);
+  if (appId === undefined) return { malformed: 'malformed-app' };
+  return { apiKey, appId };
+}
+
+/** The caller an allowed decision names: the (cached) decision itself, no copy per request. */
+export function callerOf(decision: Extract<AuthDecision, { outcome: 'allowed' }>): Caller {
+  return decision;
+}
+
 /** Authenticates and authorises a request: its caller, or a 401/403 error thrown. */
 export function authenticator(
   keys: KeyStore,
   onFailure: AuthFailureListener = () => {},
 ): (ctx: Context) => Promise<Caller> {
   return async (ctx) => {
-    const headers = ctx.req.headers;
-    // Node keeps only the first of repeated Authorization lines; two different keys are refused.
-    // (Repeated X-App lines arrive joined with ", ", which is no valid token either.)
-    const apiKey = repeatsDiffer(ctx.req.rawHeaders, 'authorization', headers.authorization)
-      ? undefined
-      : parseBearer(headers.authorization);
-    const appId = parseBearer(headers['x-app']);
-    if (apiKey === undefined || appId === undefined) {
-      onFailure(apiKey === undefined ? 'malformed-key' : 'malformed-app');
+    const credentials = readCredentials(ctx.req);
+    if ('malformed' in credentials) {
+      onFailure(credentials.malformed);
       throw new UnauthorizedError();
     }
-    const decision = await keys.authenticate(apiKey, appId);
+    const decision = await keys.authenticate(credentials.apiKey, credentials.appId);
     if (decision.outcome === 'unauthenticated') {
       onFailure(decision.reason);
       throw new UnauthorizedError();
@@ -82,11 +102,6 @@ export function authenticator(
       onFailure(decision.reason);
       throw new ForbiddenError();
     }
-    return {
-      keyId: decision.keyId,
-      appId: decision.appId,
-      limit: decision.limit,
-      ...(decision.originPolicy !== undefined ? { originPolicy: decision.originPolicy } : {}),
-    };
+    return callerOf(decision);
   };
 }

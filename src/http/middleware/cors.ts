@@ -42,3 +42,24 @@ export function corsMiddleware(origins: readonly string[]): Middleware {
     keepHeadersOnError: true,
   });
 }
+
+/**
+ * The headers @koa/cors adds to an actual (non-preflight) request, as flat name/value pairs,
+ * for the fast path, which answers without Koa (preflights always go through @koa/cors). The
+ * fast-path equivalence test holds both paths to the same headers. `Vary: Origin` is the
+ * caller's to add (it is combined with the route's own Vary).
+ */
+export function actualRequestCors(
+  origins: readonly string[],
+): (origin: string | undefined) => readonly string[] {
+  const expose = CORS_EXPOSE_HEADERS.join(',');
+  if (origins.includes('*')) {
+    const any = ['Access-Control-Allow-Origin', '*', 'Access-Control-Expose-Headers', expose];
+    return () => any;
+  }
+  const allowed = new Set(origins);
+  return (origin) =>
+    origin !== undefined && allowed.has(origin)
+      ? ['Access-Control-Allow-Origin', origin, 'Access-Control-Expose-Headers', expose]
+      : [];
+}

@@ -38,56 +38,97 @@ export interface RequestMetrics {
   prime(routes: readonly string[]): void;
   /** Reads the requests being answered at each scrape. */
   inFlight(read: () => number): void;
+  /** Responses the fast path answered (`http/fast-path.ts`). */
+  readonly fastPath: Tally;
 }
 
 /** Statuses every route's request series start with at 0: success, and the 5xx of an outage. */
 export const PRIMED_STATUSES = ['200', '503'] as const;
 
-export function requestLog(logger: Logger, metrics?: RequestMetrics): Middleware {
+/** One finished (or abandoned) request as the log and the metrics see it. */
+export interface RequestRecord {
+  readonly requestId: string;
+  readonly method: string;
+  readonly route: string;
+  readonly status: number;
+  /** Bytes of the body as sent (0 for HEAD/304/204); counted only when `finished`. */
+  readonly bytes: number;
+  readonly finished: boolean;
+  readonly seconds: number;
+  readonly caller: Caller | undefined;
+  /** Read only when the log line is written (info level). */
+  readonly ip: () => string;
+  /** Bytes on the socket, logged for an unfinished response. */
+  readonly bytesWritten: () => number;
+}
+
+/** Records requests into the log and metrics; shared by the Koa middleware and the fast path. */
+export interface RequestRecorder {
+  /** The request id: a well-formed `X-Request-Id` from nginx, else a new one. */
+  requestId(incoming: string | string[] | undefined): string;
+  record(entry: RequestRecord): void;
+}
+
+export function requestRecorder(logger: Logger, metrics?: RequestMetrics): RequestRecorder {
+  return {
+    requestId: (incoming) =>
+      typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID(),
+    record(entry) {
+      const { method, route, status, finished } = entry;
+      const bytes = method === 'HEAD' || status === 304 || status === 204 ? 0 : entry.bytes;
+      if (metrics) {
+        const series = metrics.series(route, method, status);
+        series.count.add();
+        series.observe(entry.seconds);
+        if (finished && bytes > 0) series.bytes.add(bytes);
+      }
+      if (!logger.isLevelEnabled('info')) return;
+      logger.info(
+        {
+          requestId: entry.requestId,
+          method,
+          route,
+          status,
+          bytes: finished ? bytes : Math.max(0, entry.bytesWritten()),
+          durationMs: Math.round(entry.seconds * 1e4) / 10,
+          keyId: entry.caller?.keyId,
+          appId: entry.caller?.appId,
+          ip: entry.ip(),
+        },
+        'request',
+      );
+    },
+  };
+}
+
+export function requestLog(
+  recorder: RequestRecorder,
+  metrics: RequestMetrics | undefined,
+): Middleware {
   let inFlight = 0;
   metrics?.inFlight(() => inFlight);
   return (ctx, next) => {
     const started = performance.now();
-    const incoming = ctx.req.headers['x-request-id'];
-    const requestId =
-      typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = recorder.requestId(ctx.req.headers['x-request-id']);
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     inFlight++;
     const res = ctx.res;
     res.once('close', () => {
       inFlight--;
-      const seconds = (performance.now() - started) / 1000;
-      const route = routeOf(ctx);
       const finished = res.writableFinished;
-      const status = finished ? ctx.status : 499; // 499: client went away
-      const method = ctx.method;
-      const bytes =
-        method === 'HEAD' || status === 304 || status === 204
-          ? 0
-          : Number(ctx.response.length ?? 0);
-      if (metrics) {
-        const series = metrics.series(route, method, status);
-        series.count.add();
-        series.observe(seconds);
-        if (finished && bytes > 0) series.bytes.add(bytes);
-      }
-      if (!logger.isLevelEnabled('info')) return;
-      const caller = ctx.state.caller as Caller | undefined;
-      logger.info(
-        {
-          requestId,
-          method,
-          route,
-          status,
-          bytes: finished ? bytes : Math.max(0, res.socket?.bytesWritten ?? 0),
-          durationMs: Math.round(seconds * 1e4) / 10,
-          keyId: caller?.keyId,
-          appId: caller?.appId,
-          ip: ctx.ip,
-        },
-        'request',
-      );
+      recorder.record({
+        requestId,
+        method: ctx.method,
+        route: routeOf(ctx),
+        status: finished ? ctx.status : 499, // 499: client went away
+        bytes: Number(ctx.response.length ?? 0),
+        finished,
+        seconds: (performance.now() - started) / 1000,
+        caller: ctx.state.caller as Caller | undefined,
+        ip: () => ctx.ip,
+        bytesWritten: () => res.socket?.bytesWritten ?? 0,
+      });
     });
     return next();
   };
