@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
 import { MethodNotAllowedError } from '../errors';
+import type { FastPath } from './fast-path';
 import { onClientError, rawErrorResponse } from './client-error';
 import { createSendWatchdog, watchResponses } from './send-watchdog';
 
@@ -23,11 +24,17 @@ export interface HttpServerOptions {
   readonly requestTimeoutMs?: number;
   /** `RADAR_SEND_TIMEOUT_S` × 1000; responses whose client stops reading are cut after it. */
   readonly sendTimeoutMs?: number;
+  /** Answers what it can before the Koa app (`http/fast-path.ts`); absent: Koa answers all. */
+  readonly fastPath?: FastPath;
 }
 
 export function createHttpServer(app: Koa, options: HttpServerOptions = {}): http.Server {
   const requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
-  const handler = app.callback();
+  const koa = app.callback();
+  const fastPath = options.fastPath;
+  const handler = fastPath
+    ? (req: http.IncomingMessage, res: http.ServerResponse) => fastPath(req, res, koa)
+    : koa;
   const server = http.createServer(
     {
       // Host is checked by protocolGuard, so the answer is an error record, not Node's bare 400.
@@ -47,7 +54,7 @@ export function createHttpServer(app: Koa, options: HttpServerOptions = {}): htt
   server.requestTimeout = requestTimeoutMs;
   server.on('clientError', onClientError);
   // An unmet `Expect` is ignored (RFC 9110 §10.1.1 allows it): the request is answered normally.
-  server.on('checkExpectation', handler);
+  server.on('checkExpectation', koa);
   // No tunnels: CONNECT gets a 405 record instead of a silently closed connection.
   server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => {
     socket.end(rawErrorResponse(new MethodNotAllowedError('GET, HEAD, OPTIONS')));

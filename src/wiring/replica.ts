@@ -7,7 +7,8 @@
 import type { Config } from '../config';
 import type { DemoCredentials } from '../embedded/demo-credentials';
 import { createAdminServer } from '../http/admin';
-import { createApp } from '../http/app';
+import { createApp, type AppDeps } from '../http/app';
+import { createFastPath } from '../http/fast-path';
 import { createHttpServer } from '../http/http-server';
 import { createLogger } from '../logger';
 import { createRegistry, exposition } from '../metrics';
@@ -76,7 +77,7 @@ export async function buildReplica(
   let shuttingDown = false;
   let started = false;
 
-  const app = createApp({
+  const appDeps: AppDeps = {
     ...ports,
     statusDocument: parts.statusDocument,
     logger,
@@ -89,10 +90,11 @@ export async function buildReplica(
       demo: overrides.viewer?.demo ?? parts.demo,
     }),
     ...createGuardMetrics(registry, { defaultLimit: config.rateLimit }),
-  });
-  const server = createHttpServer(app, {
+  };
+  const server = createHttpServer(createApp(appDeps), {
     requestTimeoutMs: config.requestTimeoutS * 1000,
     sendTimeoutMs: config.sendTimeoutS * 1000,
+    ...(config.fastPath ? { fastPath: createFastPath(appDeps) } : {}),
   });
 
   const admin = createAdminServer({

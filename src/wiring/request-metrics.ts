@@ -44,6 +44,12 @@ export function createRequestMetrics(registry: Registry): RequestMetrics {
     registers: [registry],
     collect,
   });
+  const fastPath = new Counter({
+    name: 'radar_http_fast_path_responses_total',
+    help: 'Responses answered by the fast path (status and cached archive windows without Koa); the rest of radar_http_requests_total went through the Koa app.',
+    registers: [registry],
+    collect,
+  });
   // Per-series handles, so a request costs no label hashing (bounded: route × method × status).
   const series = new Map<string, RequestSeries>();
   return {
@@ -73,5 +79,6 @@ export function createRequestMetrics(registry: Registry): RequestMetrics {
       }
     },
     inFlight: (read) => tallies.onScrape(() => inFlight.set(read())),
+    fastPath: tallies.counter(fastPath),
   };
 }

@@ -1,0 +1,246 @@
+/**
+ * The request fast path: `GET`/`HEAD` of `/status.json`, and of an archive window the block
+ * cache holds, answered from the plain node:http listener with one `writeHead` + `end`. It runs
+ * the same steps as the Koa pipeline, in the same order and through the same functions
+ * (protocol check, credentials, per-key origin, rate limit, negotiation, preconditions,
+ * ranges); it only skips Koa's context, middleware chain and router, which cost a replica
+ * 3-4x the CPU of node:http per request (test/bench/FINDINGS.md). Everything else (any error
+ * answer, preflights, query strings, bytes not in memory, a rate decision that is not an
+ * immediate "allowed") goes to the Koa app untouched and before any side effect; the one side
+ * effect the fast path may already have taken, a rate-limit point, is handed over with it, so
+ * no point is ever spent twice. `RADAR_FAST_PATH=false` turns it off; the equivalence test
+ * (test/http/fast-path.test.ts) holds both paths to the same status, headers and bytes.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type {
+  ArchiveMeta,
+  ArchiveStore,
+  ByteWindow,
+  CatalogReader,
+  RateDecision,
+  RateLimiter,
+} from '../domain/ports';
+import { requestOrigin } from '../domain/origin-policy';
+import type { StatusDocument } from '../domain/status-document';
+import type { KeyStore } from '../keys/ports';
+import type { Logger } from '../logger';
+import { readCredentials, type Caller } from './middleware/authenticate';
+import { actualRequestCors } from './middleware/cors';
+import { handOverDecision, type RateDecisionListener } from './middleware/rate-limit';
+import { requestRecorder, type RequestMetrics } from './middleware/request-log';
+import { archiveHeaderCache, PMTILES_CONTENT_TYPE, planArchiveAnswer } from './routes/archive';
+import { ARCHIVE_ROUTE, STATUS_ROUTE } from './routes/paths';
+import { answerStatus, STATUS_CACHE_CONTROL } from './routes/status';
+
+export interface FastPathDeps {
+  readonly logger: Logger;
+  readonly catalog: CatalogReader;
+  readonly store: ArchiveStore;
+  readonly keys: KeyStore;
+  readonly limiter: RateLimiter;
+  readonly statusDocument: () => StatusDocument | undefined;
+  readonly corsOrigins: readonly string[];
+  readonly cacheControl: 'private' | 'public';
+  readonly onRateDecision?: RateDecisionListener;
+  readonly metrics?: RequestMetrics;
+  /** Behind exactly one reverse proxy: client address from the last X-Forwarded-For hop. */
+  readonly trustProxy?: boolean;
+}
+
+/** Answers the request, or passes it to `koa` (before any side effect but a handed-over point). */
+export type FastPath = (req: IncomingMessage, res: ServerResponse, koa: RequestListener) => void;
+
+type RequestListener = (req: IncomingMessage, res: ServerResponse) => unknown;
+
+/** `/tiles/{12 digits}.pmtiles`: the only archive targets the fast path takes. */
+const ARCHIVE_TARGET = /^\/tiles\/([0-9]{12})\.pmtiles$/;
+
+/** What the response carries beyond the guard's headers. */
+interface Answer {
+  readonly status: number;
+  readonly route: string;
+  /** Flat name/value pairs. */
+  readonly headers: readonly string[];
+  readonly vary: string;
+  /** Sent for GET; its length is the Content-Length of GET and HEAD alike. */
+  readonly body?: Buffer;
+  /** The Content-Length of a body that is not in `body` (archive windows). */
+  readonly length?: number;
+  /** The archive window a GET sends, read from the block cache once the point is spent. */
+  readonly read?: { readonly meta: ArchiveMeta; readonly window: ByteWindow };
+}
+
+export function createFastPath(deps: FastPathDeps): FastPath {
+  const recorder = requestRecorder(deps.logger, deps.metrics);
+  const corsHeaders = actualRequestCors(deps.corsOrigins);
+  const headersOf = archiveHeaderCache(deps.cacheControl);
+  const onDecision = deps.onRateDecision ?? (() => {});
+
+  /** The status or archive answer, or `'koa'` when Koa must answer (no side effect yet). */
+  const plan = (req: IncomingMessage, url: string): Answer | 'koa' => {
+    if (url === STATUS_ROUTE) {
+      const doc = deps.statusDocument();
+      if (doc === undefined) return 'koa';
+      const { rep, notModified } = answerStatus(req.headers, doc);
+      const common = ['ETag', rep.etag, 'Cache-Control', STATUS_CACHE_CONTROL];
+      if (notModified)
+        return { status: 304, route: STATUS_ROUTE, headers: common, vary: 'Accept-Encoding' };
+      const headers = [...common, 'Content-Type', 'application/json'];
+      if (rep.encoding !== 'identity') headers.push('Content-Encoding', rep.encoding);
+      return { status: 200, route: STATUS_ROUTE, headers, vary: 'Accept-Encoding', body: rep.body };
+    }
+    const timestamp = ARCHIVE_TARGET.exec(url)?.[1];
+    if (timestamp === undefined) return 'koa';
+    const archive = planArchiveAnswer(deps.catalog, timestamp, req.headers);
+    if (archive.kind === 'error') return 'koa';
+    const common = headersOf(archive.meta);
+    const base = [
+      'Accept-Ranges',
+      common['Accept-Ranges'],
+      'ETag',
+      common.ETag,
+      'Last-Modified',
+      common['Last-Modified'],
+      'Cache-Control',
+      common['Cache-Control'],
+    ];
+    if (archive.kind === 'not-modified')
+      return { status: 304, route: ARCHIVE_ROUTE, headers: base, vary: '' };
+    base.push('Content-Type', PMTILES_CONTENT_TYPE);
+    if (archive.contentRange !== undefined) base.push('Content-Range', archive.contentRange);
+    return {
+      status: archive.status,
+      route: ARCHIVE_ROUTE,
+      headers: base,
+      vary: '',
+      length: archive.window.length,
+      ...(req.method === 'GET' ? { read: { meta: archive.meta, window: archive.window } } : {}),
+    };
+  };
+
+  /** Sends the planned answer once the point is spent; Koa answers a window not in memory. */
+  const respond = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    koa: RequestListener,
+    answer: Answer,
+    caller: Caller,
+    rate: RateDecision,
+    started: number,
+  ): void => {
+    // Read after the decision: a refused request never reads, and a window not in memory is
+    // read once, by the Koa route's abortable store read.
+    let body = answer.body;
+    if (answer.read !== undefined) {
+      body = deps.store.readCached?.(answer.read.meta, answer.read.window);
+      if (body === undefined) {
+        handOverDecision(req, rate);
+        void koa(req, res);
+        return;
+      }
+    }
+    onDecision(true, rate.limit);
+
+    const requestId = recorder.requestId(req.headers['x-request-id']);
+    const length = body?.length ?? answer.length;
+    const headers = [
+      ...answer.headers,
+      'X-Request-Id',
+      requestId,
+      'X-Content-Type-Options',
+      'nosniff',
+      'Vary',
+      answer.vary === '' ? 'Origin' : `Origin, ${answer.vary}`,
+      ...corsHeaders(req.headers.origin),
+      'X-RateLimit-Limit',
+      String(rate.limit),
+      'X-RateLimit-Remaining',
+      String(rate.remaining),
+      'X-RateLimit-Reset',
+      String(rate.resetAtS),
+    ];
+    if (length !== undefined && answer.status !== 304)
+      headers.push('Content-Length', String(length));
+    res.writeHead(answer.status, headers);
+    if (req.method === 'GET' && body !== undefined) res.end(body);
+    else res.end();
+    deps.metrics?.fastPath.add();
+
+    recorder.record({
+      requestId,
+      method: req.method ?? 'GET',
+      route: answer.route,
+      status: answer.status,
+      bytes: length ?? 0,
+      finished: true,
+      seconds: (performance.now() - started) / 1000,
+      caller,
+      ip: () => clientAddress(req, deps.trustProxy ?? false),
+      bytesWritten: () => res.socket?.bytesWritten ?? 0,
+    });
+  };
+
+  return (req, res, koa) => {
+    const method = req.method;
+    const url = req.url ?? '';
+    if (
+      (method !== 'GET' && method !== 'HEAD') ||
+      (url !== STATUS_ROUTE && !url.startsWith('/tiles/')) ||
+      // protocolGuard's refusals (another HTTP version, HTTP/1.1 without Host) are Koa's.
+      req.httpVersionMajor !== 1 ||
+      (req.httpVersionMinor >= 1 && req.headers.host === undefined)
+    )
+      return void koa(req, res);
+    const started = performance.now();
+
+    const credentials = readCredentials(req);
+    if ('malformed' in credentials) return void koa(req, res);
+    const decision = deps.keys.authenticate(credentials.apiKey, credentials.appId);
+    if (decision instanceof Promise || decision.outcome !== 'allowed') return void koa(req, res);
+    const caller: Caller = decision;
+    const policy = caller.originPolicy;
+    if (
+      policy !== undefined &&
+      !policy.allows(requestOrigin(req.headers.origin, req.headers.referer))
+    )
+      return void koa(req, res);
+
+    // Error answers (400/404/412/416/503) are Koa's, and spend their point there.
+    const answer = plan(req, url);
+    if (answer === 'koa') return void koa(req, res);
+
+    const rate = deps.limiter.consume(caller.keyId, caller.limit);
+    if (rate instanceof Promise) {
+      // A lease renewal (or a store-backed limiter): the answer waits for the decision; a
+      // refusal or a limiter failure is answered by Koa with the decision handed over.
+      rate.then(
+        (settled) => {
+          if (settled.allowed) return respond(req, res, koa, answer, caller, settled, started);
+          handOverDecision(req, settled);
+          void koa(req, res);
+        },
+        () => {
+          handOverDecision(req, rate);
+          void koa(req, res);
+        },
+      );
+      return;
+    }
+    if (!rate.allowed) {
+      handOverDecision(req, rate);
+      return void koa(req, res);
+    }
+    respond(req, res, koa, answer, caller, rate, started);
+  };
+}
+
+/** The client address as Koa's `ctx.ip` reads it (`proxy: true`, `maxIpsCount: 1`). */
+function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = req.headers['x-forwarded-for'];
+    const hops = typeof forwarded === 'string' ? forwarded.split(/\s*,\s*/) : [];
+    const last = hops[hops.length - 1];
+    if (last) return last;
+  }
+  return req.socket.remoteAddress ?? '';
+}
