@@ -8,7 +8,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import Koa from 'koa';
-import { createS3ArchiveStore, type S3ArchiveStore } from '../../src/adapters/s3/archive-store';
+import {
+  BUFFERED_WINDOW_BYTES,
+  createS3ArchiveStore,
+  type S3ArchiveStore,
+} from '../../src/adapters/s3/archive-store';
 import { createS3Client, objectKey, type S3Client } from '../../src/adapters/s3/client';
 import { UpstreamTruncatedError } from '../../src/adapters/s3/window-stream';
 import {
@@ -18,7 +22,7 @@ import {
   StoreBusyError,
   StoreUnavailableError,
 } from '../../src/domain/archive-errors';
-import type { ArchiveMeta, ByteWindow } from '../../src/domain/ports';
+import type { ArchiveBody, ArchiveMeta, ByteWindow } from '../../src/domain/ports';
 import { createSilentLogger } from '../../src/logger';
 import { buildArchive } from '../fixtures/archives';
 import { reportFigure, waitFor } from '../harness/wait';
@@ -42,10 +46,17 @@ let largeMeta: ArchiveMeta;
 const md5Etag = (bytes: Buffer) => `"${createHash('md5').update(bytes).digest('hex')}"`;
 const never = new AbortController().signal;
 
-async function readAll(stream: Readable): Promise<Buffer> {
+async function readAll(body: ArchiveBody): Promise<Buffer> {
+  if (Buffer.isBuffer(body)) return body;
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  for await (const chunk of body) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
+}
+
+/** A window larger than `BUFFERED_WINDOW_BYTES` streams. */
+function asStream(body: ArchiveBody): Readable {
+  if (Buffer.isBuffer(body)) throw new Error('expected a stream');
+  return body;
 }
 
 function settings(endpoint: string) {
@@ -108,6 +119,23 @@ describe('S3 archive store: bytes', () => {
         equal: true,
       });
     }
+    // Windows past BUFFERED_WINDOW_BYTES stream; smaller ones come back as one Buffer.
+    const streamed: ByteWindow[] = [
+      { offset: 0, length: BUFFERED_WINDOW_BYTES + 1 },
+      { offset: 12345, length: 3 * BUFFERED_WINDOW_BYTES },
+      { offset: large.length - BUFFERED_WINDOW_BYTES - 7, length: BUFFERED_WINDOW_BYTES + 7 },
+    ];
+    for (const window of streamed) {
+      const body = asStream(await store.openRange(largeMeta, window, never));
+      const bytes = await readAll(body);
+      expect(bytes.equals(large.subarray(window.offset, window.offset + window.length))).toBe(true);
+    }
+    const small = await store.openRange(
+      largeMeta,
+      { offset: 5, length: BUFFERED_WINDOW_BYTES },
+      never,
+    );
+    expect(Buffer.isBuffer(small)).toBe(true);
     expect(client.sockets().busy).toBe(0);
   });
 
@@ -265,7 +293,9 @@ describe('S3 archive store: failing store', () => {
     await waitFor(() => faultyClient.sockets().busy === 0, 5000);
   });
   it('a store that breaks off mid-body makes the stream fail, never end short', async () => {
-    const stream = await faulty.openRange(largeMeta, { offset: 0, length: large.length }, never);
+    const stream = asStream(
+      await faulty.openRange(largeMeta, { offset: 0, length: large.length }, never),
+    );
     let received = 0;
     const outcome = new Promise<unknown>((resolve) => {
       stream.on('data', (chunk: Buffer) => {
@@ -301,10 +331,8 @@ describe('S3 archive store: client disconnect mid-download', () => {
   it('via the abort signal: the stream and the upstream request are destroyed', async () => {
     const abortedBefore = s3.upstream?.abortedResponses() ?? 0;
     const abort = new AbortController();
-    const stream = await store.openRange(
-      largeMeta,
-      { offset: 0, length: large.length },
-      abort.signal,
+    const stream = asStream(
+      await store.openRange(largeMeta, { offset: 0, length: large.length }, abort.signal),
     );
     let received = 0;
     await new Promise<void>((resolve) => {
@@ -407,7 +435,8 @@ describe('S3 archive store: waiting for a pooled socket', () => {
   });
   afterAll(() => narrow?.close());
 
-  const holdPool = () => narrow.openRange(largeMeta, { offset: 0, length: large.length }, never);
+  const holdPool = async () =>
+    asStream(await narrow.openRange(largeMeta, { offset: 0, length: large.length }, never));
 
   it('time spent queueing for a socket is not first-byte time and never opens the breaker', async () => {
     const held = await holdPool(); // never read: keeps the only socket busy

@@ -20,13 +20,14 @@ import {
   StoreBusyError,
   StoreUnavailableError,
 } from '../../domain/archive-errors';
-import type { ArchiveMeta, ArchiveStore, ByteWindow } from '../../domain/ports';
+import type { ArchiveBody, ArchiveMeta, ArchiveStore, ByteWindow } from '../../domain/ports';
 import type { Logger } from '../../logger';
 import { createCircuitBreaker, type BreakerPermit } from './circuit-breaker';
 import { objectKey, S3TimeoutError, type S3Client } from './client';
 import { createPresignedUrls } from './presigned-urls';
 import { createStoreActivity } from './store-activity';
 import { planRangeBody, RangeMismatchError } from './range-response';
+import { readWindow } from './window-buffer';
 import { createWindowStream, UpstreamTruncatedError } from './window-stream';
 import {
   errorCode,
@@ -37,10 +38,21 @@ import {
   type Verdict,
 } from './upstream';
 
+/**
+ * Windows up to this size come back as one Buffer, read to the end before `openRange`
+ * resolves; larger ones stream. A small window (a client's 16 KiB header read, a tile, a 64 KiB
+ * cache block) arrives from the store in one or two socket reads, so waiting for all of it costs
+ * no latency, while a stream costs every read a Readable, a pipeline into the response (its own
+ * AbortController, end-of-stream listeners, a DOMException when it finishes), separate writes of
+ * headers and body and a share of the read gate held until the client has the bytes. As a Buffer
+ * the HTTP layer answers with one `end()`. Equal to the block cache's largest cached window.
+ */
+export const BUFFERED_WINDOW_BYTES = 256 * 1024;
+
 /** `ArchiveStore` plus the breaker state, for metrics and health. */
 export interface S3ArchiveStore extends ArchiveStore {
-  /** Always a stream: the bytes come from the network. */
-  openRange(meta: ArchiveMeta, window: ByteWindow, signal: AbortSignal): Promise<Readable>;
+  /** A Buffer for windows up to `BUFFERED_WINDOW_BYTES`, a stream for larger ones. */
+  openRange(meta: ArchiveMeta, window: ByteWindow, signal: AbortSignal): Promise<ArchiveBody>;
   /** True while the circuit breaker refuses requests (or its trial request is pending). */
   breakerOpen(): boolean;
 }
@@ -256,6 +268,19 @@ export function createS3ArchiveStore(options: S3ArchiveStoreOptions): S3ArchiveS
         throw objectProblem(key, new ArchiveObjectError(mismatch.reason, mismatch.detail));
       }
       settle('success');
+
+      if (window.length <= BUFFERED_WINDOW_BYTES) {
+        // The client waits for headers until the whole window is in: a body that stalls counts
+        // like a late first byte (`timeoutMs`), not like a slow client (`bodyIdleTimeoutMs`).
+        request.setTimeout(timeoutMs, () => request.destroy(new S3TimeoutError(timeoutMs)));
+        try {
+          return await readWindow(response, plan, signal, activity.note);
+        } catch (err) {
+          if (err instanceof ClientGoneError) throw err;
+          logger.warn({ key, err: (err as Error).message }, 'object store body failed');
+          throw new StoreUnavailableError((err as Error).message, { cause: err });
+        }
+      }
 
       request.setTimeout(bodyIdleTimeoutMs, () =>
         request.destroy(new S3TimeoutError(bodyIdleTimeoutMs)),
