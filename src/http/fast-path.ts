@@ -180,7 +180,18 @@ export function createFastPath(deps: FastPathDeps): FastPath {
     });
   };
 
-  return (req, res, koa) => {
+  /**
+   * A fault inside the fast path (a bug, a store adapter throwing) must not crash the process
+   * or lose the request: it is logged and the request goes to the Koa app, whose error handler
+   * answers with the error record, unless the response has already begun.
+   */
+  const fail = (req: IncomingMessage, res: ServerResponse, koa: RequestListener, err: unknown) => {
+    deps.logger.error({ err }, 'fast path failed; the Koa app answers the request');
+    if (!res.headersSent) void koa(req, res);
+    else res.destroy(err instanceof Error ? err : new Error(String(err)));
+  };
+
+  const serve: FastPath = (req, res, koa) => {
     const method = req.method;
     const url = req.url ?? '';
     if (
@@ -213,17 +224,19 @@ export function createFastPath(deps: FastPathDeps): FastPath {
     if (rate instanceof Promise) {
       // A lease renewal (or a store-backed limiter): the answer waits for the decision; a
       // refusal or a limiter failure is answered by Koa with the decision handed over.
-      rate.then(
-        (settled) => {
-          if (settled.allowed) return respond(req, res, koa, answer, caller, settled, started);
-          handOverDecision(req, settled);
-          void koa(req, res);
-        },
-        () => {
-          handOverDecision(req, rate);
-          void koa(req, res);
-        },
-      );
+      rate
+        .then(
+          (settled) => {
+            if (settled.allowed) return respond(req, res, koa, answer, caller, settled, started);
+            handOverDecision(req, settled);
+            void koa(req, res);
+          },
+          () => {
+            handOverDecision(req, rate);
+            void koa(req, res);
+          },
+        )
+        .catch((err: unknown) => fail(req, res, koa, err));
       return;
     }
     if (!rate.allowed) {
@@ -231,6 +244,14 @@ export function createFastPath(deps: FastPathDeps): FastPath {
       return void koa(req, res);
     }
     respond(req, res, koa, answer, caller, rate, started);
+  };
+
+  return (req, res, koa) => {
+    try {
+      serve(req, res, koa);
+    } catch (err) {
+      fail(req, res, koa, err);
+    }
   };
 }
 

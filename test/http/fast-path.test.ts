@@ -245,3 +245,41 @@ describe.each([
     expect(await fastPathResponses(pair.koa.adminPort)).toBe(0);
   });
 });
+
+it('a fault inside the fast path is answered by the Koa app, not a crash', async () => {
+  let armed = false;
+  const api = await startEmbeddedApi({
+    decoratePorts: (ports) => ({
+      ...ports,
+      store: {
+        ...ports.store,
+        openRange: (...args) => ports.store.openRange(...args),
+        probe: () => ports.store.probe(),
+        close: () => ports.store.close(),
+        // The fast path's read (the first once armed) throws, as a faulty adapter might.
+        readCached: (meta, window) => {
+          if (armed) {
+            armed = false;
+            throw new Error('injected fault in readCached');
+          }
+          return ports.store.readCached?.(meta, window);
+        },
+      },
+    }),
+  });
+  try {
+    await api.publish(TS, archive);
+    await api.waitForListed(TS);
+    const get = () =>
+      request(api.baseUrl, ARCHIVE, { headers: { ...auth(), Range: 'bytes=0-1023' } });
+    expect((await get()).status).toBe(206); // fills the block cache
+    armed = true;
+    const res = await get();
+    expect(armed).toBe(false); // the fault was hit
+    expect(res.status).toBe(206);
+    expect(res.body.equals(archive.subarray(0, 1024))).toBe(true);
+    expect((await get()).status).toBe(206); // still serving
+  } finally {
+    await api.stop();
+  }
+});
