@@ -5,6 +5,7 @@
  */
 import parseRange from 'range-parser';
 import type { ByteWindow } from '../domain/ports';
+import { boundedMemo } from '../shared/bounded-memo';
 
 export type RangeSelection =
   | { readonly kind: 'whole' }
@@ -37,24 +38,16 @@ const WHOLE: RangeSelection = { kind: 'whole' };
  * Selections by (size, header): map clients of one archive ask for the same few hundred
  * windows (header, directories, the tiles of a view), so a repeat costs one lookup instead of
  * the grammar check and range-parser. Bounded: short headers only (a client's windows are
- * under 40 characters; a 16 KiB header is decided, not kept), cleared when full.
+ * under 40 characters; a 16 KiB header is decided, not kept).
  */
-const decided = new Map<string, RangeSelection>();
-const DECIDED_LIMIT = 4096;
+const decided = boundedMemo<RangeSelection>(4096);
 const MEMO_HEADER_LENGTH = 64;
 
 /** Decides what part of an archive of `size` bytes a `Range` header asks for. */
 export function selectRange(rangeHeader: string | undefined, size: number): RangeSelection {
   if (rangeHeader === undefined) return WHOLE;
   if (rangeHeader.length > MEMO_HEADER_LENGTH) return decide(rangeHeader, size);
-  const id = `${size} ${rangeHeader}`;
-  let selection = decided.get(id);
-  if (selection === undefined) {
-    selection = decide(rangeHeader, size);
-    if (decided.size >= DECIDED_LIMIT) decided.clear();
-    decided.set(id, selection);
-  }
-  return selection;
+  return decided.get(`${size} ${rangeHeader}`, () => decide(rangeHeader, size));
 }
 
 function decide(rangeHeader: string, size: number): RangeSelection {

@@ -12,40 +12,32 @@
  * (test/http/fast-path.test.ts) holds both paths to the same status, headers and bytes.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type {
-  ArchiveMeta,
-  ArchiveStore,
-  ByteWindow,
-  CatalogReader,
-  RateDecision,
-  RateLimiter,
-} from '../domain/ports';
+import type { ArchiveMeta, ByteWindow, RateDecision } from '../domain/ports';
 import { requestOrigin } from '../domain/origin-policy';
-import type { StatusDocument } from '../domain/status-document';
-import type { KeyStore } from '../keys/ports';
-import type { Logger } from '../logger';
+import type { AppDeps } from './app';
 import { readCredentials, type Caller } from './middleware/authenticate';
 import { actualRequestCors } from './middleware/cors';
-import { handOverDecision, type RateDecisionListener } from './middleware/rate-limit';
-import { requestRecorder, type RequestMetrics } from './middleware/request-log';
+import { handOverDecision } from './middleware/rate-limit';
+import { requestRecorder } from './middleware/request-log';
 import { archiveHeaderCache, PMTILES_CONTENT_TYPE, planArchiveAnswer } from './routes/archive';
 import { ARCHIVE_ROUTE, STATUS_ROUTE } from './routes/paths';
 import { answerStatus, STATUS_CACHE_CONTROL } from './routes/status';
 
-export interface FastPathDeps {
-  readonly logger: Logger;
-  readonly catalog: CatalogReader;
-  readonly store: ArchiveStore;
-  readonly keys: KeyStore;
-  readonly limiter: RateLimiter;
-  readonly statusDocument: () => StatusDocument | undefined;
-  readonly corsOrigins: readonly string[];
-  readonly cacheControl: 'private' | 'public';
-  readonly onRateDecision?: RateDecisionListener;
-  readonly metrics?: RequestMetrics;
-  /** Behind exactly one reverse proxy: client address from the last X-Forwarded-For hop. */
-  readonly trustProxy?: boolean;
-}
+/** What the fast path needs: the same ports and settings as the Koa app it stands in for. */
+export type FastPathDeps = Pick<
+  AppDeps,
+  | 'logger'
+  | 'catalog'
+  | 'store'
+  | 'keys'
+  | 'limiter'
+  | 'statusDocument'
+  | 'corsOrigins'
+  | 'cacheControl'
+  | 'onRateDecision'
+  | 'metrics'
+  | 'trustProxy'
+>;
 
 /** Answers the request, or passes it to `koa` (before any side effect but a handed-over point). */
 export type FastPath = (req: IncomingMessage, res: ServerResponse, koa: RequestListener) => void;

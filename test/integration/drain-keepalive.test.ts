@@ -5,8 +5,7 @@
  * began, on a connection still busy with an 11 MB download the client has not read yet.
  */
 import net from 'node:net';
-import { writePmtiles } from '../../src/pmtiles/writer';
-import { pyramid } from '../fixtures/archives';
+import { bigArchive as buildBigArchive } from '../fixtures/archives';
 import { request } from '../harness/http-client';
 import { stackAuth, startProductionStack, type ProductionStack } from '../harness/production-stack';
 import { recentTimestamp } from '../harness/timestamps';
@@ -15,14 +14,7 @@ import { waitFor } from '../harness/wait';
 jest.setTimeout(30_000);
 
 const BIG = recentTimestamp(20);
-const bigArchive = writePmtiles(pyramid(5, 8000), {
-  tileType: 'png',
-  minZoom: 0,
-  maxZoom: 5,
-  bounds: [-125, 24, -66, 50],
-  center: [-96, 38, 3],
-  metadata: { name: 'big', timestamp: BIG },
-});
+const bigArchive = buildBigArchive(BIG);
 
 // Production mode: the leased rate limit decides synchronously, so the fast path writes the
 // whole response inside its listener (embedded mode's memory limiter answers with a promise).
