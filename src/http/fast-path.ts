@@ -14,13 +14,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ArchiveMeta, ByteWindow, RateDecision } from '../domain/ports';
 import { requestOrigin } from '../domain/origin-policy';
+import { zxyToTileId } from '../pmtiles/tile-id';
+import { EMPTY_TILE_PNG } from '../tiles/empty-tile';
+import type { TileLocator } from '../tiles/tile-locator';
 import type { AppDeps } from './app';
 import { readCredentials, type Caller } from './middleware/authenticate';
 import { actualRequestCors } from './middleware/cors';
 import { handOverDecision } from './middleware/rate-limit';
 import { requestRecorder } from './middleware/request-log';
 import { archiveHeaderCache, PMTILES_CONTENT_TYPE, planArchiveAnswer } from './routes/archive';
-import { ARCHIVE_ROUTE, STATUS_ROUTE } from './routes/paths';
+import { ARCHIVE_ROUTE, STATUS_ROUTE, TILE_ROUTE } from './routes/paths';
+import { planTileHead, resolveTile } from './routes/tile';
 import { answerStatus, STATUS_CACHE_CONTROL } from './routes/status';
 
 /** What the fast path needs: the same ports and settings as the Koa app it stands in for. */
@@ -37,7 +41,10 @@ export type FastPathDeps = Pick<
   | 'onRateDecision'
   | 'metrics'
   | 'trustProxy'
->;
+> & {
+  /** The locator the tile routes use (one instance, so both paths share its caches). */
+  readonly tiles: TileLocator;
+};
 
 /** Answers the request, or passes it to `koa` (before any side effect but a handed-over point). */
 export type FastPath = (req: IncomingMessage, res: ServerResponse, koa: RequestListener) => void;
@@ -46,6 +53,8 @@ type RequestListener = (req: IncomingMessage, res: ServerResponse) => unknown;
 
 /** `/tiles/{12 digits}.pmtiles`: the only archive targets the fast path takes. */
 const ARCHIVE_TARGET = /^\/tiles\/([0-9]{12})\.pmtiles$/;
+/** `/tiles/{12 digits}/{z}/{x}/{y}.png` (canonical numbers are checked by `resolveTile`). */
+const TILE_TARGET = /^\/tiles\/([0-9]{12})\/([0-9]{1,9})\/([0-9]{1,9})\/([0-9]{1,9})\.png$/;
 
 /** What the response carries beyond the guard's headers. */
 interface Answer {
@@ -66,9 +75,41 @@ export function createFastPath(deps: FastPathDeps): FastPath {
   const recorder = requestRecorder(deps.logger, deps.metrics);
   const corsHeaders = actualRequestCors(deps.corsOrigins);
   const headersOf = archiveHeaderCache(deps.cacheControl);
+  const immutable = `${deps.cacheControl}, max-age=31536000, immutable`;
+  const tiles = deps.tiles;
   const onDecision = deps.onRateDecision ?? (() => {});
 
-  /** The status or archive answer, or `'koa'` when Koa must answer (no side effect yet). */
+  /** A z/x/y tile whose header and window are in memory (`TileLocator.peek`), else Koa's. */
+  const planTile = (
+    req: IncomingMessage,
+    [, timestamp, z, x, y]: RegExpExecArray,
+  ): Answer | 'koa' => {
+    const target = resolveTile(deps.catalog, timestamp!, z!, x!, y!);
+    if (target instanceof Error) return 'koa';
+    const { meta, coords } = target;
+    const located = tiles.peek(meta, zxyToTileId(coords.z, coords.x, coords.y));
+    if (located === undefined) return 'koa';
+    const head = planTileHead(meta, coords, located.header, req.headers, immutable);
+    if (head.kind === 'error') return 'koa';
+    const headers = Object.entries(head.headers).flat();
+    if (head.kind === 'not-modified') return { status: 304, route: TILE_ROUTE, headers, vary: '' };
+    headers.push('Content-Type', 'image/png');
+    if (located.window === undefined) {
+      headers.push('OATiles-hint', 'empty');
+      return { status: 200, route: TILE_ROUTE, headers, vary: '', body: EMPTY_TILE_PNG };
+    }
+    if (head.encoding !== undefined) headers.push('Content-Encoding', head.encoding);
+    return {
+      status: 200,
+      route: TILE_ROUTE,
+      headers,
+      vary: '',
+      length: located.window.length,
+      ...(req.method === 'GET' ? { read: { meta, window: located.window } } : {}),
+    };
+  };
+
+  /** The status, archive or tile answer, or `'koa'` when Koa must answer (no side effect yet). */
   const plan = (req: IncomingMessage, url: string): Answer | 'koa' => {
     if (url === STATUS_ROUTE) {
       const doc = deps.statusDocument();
@@ -81,6 +122,8 @@ export function createFastPath(deps: FastPathDeps): FastPath {
       if (rep.encoding !== 'identity') headers.push('Content-Encoding', rep.encoding);
       return { status: 200, route: STATUS_ROUTE, headers, vary: 'Accept-Encoding', body: rep.body };
     }
+    const tile = TILE_TARGET.exec(url);
+    if (tile !== null) return planTile(req, tile);
     const timestamp = ARCHIVE_TARGET.exec(url)?.[1];
     if (timestamp === undefined) return 'koa';
     const archive = planArchiveAnswer(deps.catalog, timestamp, req.headers);
