@@ -1,6 +1,6 @@
 /**
- * The request fast path: `GET`/`HEAD` of `/status.json`, and of an archive window the block
- * cache holds, answered from the plain node:http listener with one `writeHead` + `end`. It runs
+ * The request fast path: `GET`/`HEAD` of `/status.json`, of an archive window the block cache
+ * holds and of a z/x/y tile whose directories are decoded in memory, answered from the plain node:http listener with one `writeHead` + `end`. It runs
  * the same steps as the Koa pipeline, in the same order and through the same functions
  * (protocol check, credentials, per-key origin, rate limit, negotiation, preconditions,
  * ranges); it only skips Koa's context, middleware chain and router, which cost a replica
