@@ -1,15 +1,16 @@
 /**
  * The request fast path: `GET`/`HEAD` of `/status.json`, of an archive window the block cache
- * holds and of a z/x/y tile whose directories are decoded in memory, answered from the plain node:http listener with one `writeHead` + `end`. It runs
- * the same steps as the Koa pipeline, in the same order and through the same functions
- * (protocol check, credentials, per-key origin, rate limit, negotiation, preconditions,
- * ranges); it only skips Koa's context, middleware chain and router, which cost a replica
- * 3-4x the CPU of node:http per request (test/bench/FINDINGS.md). Everything else (any error
- * answer, preflights, query strings, bytes not in memory, a rate decision that is not an
- * immediate "allowed") goes to the Koa app untouched and before any side effect; the one side
- * effect the fast path may already have taken, a rate-limit point, is handed over with it, so
- * no point is ever spent twice. `RADAR_FAST_PATH=false` turns it off; the equivalence test
- * (test/http/fast-path.test.ts) holds both paths to the same status, headers and bytes.
+ * holds and of a z/x/y tile whose directories are decoded in memory, answered from the plain
+ * node:http listener with one `writeHead` + `end`. It runs the same steps as the Koa pipeline,
+ * in the same order and through the same functions (protocol check, credentials, per-key
+ * origin, rate limit, negotiation, preconditions, ranges); it only skips Koa's context,
+ * middleware chain and router, which cost a replica 3-4x the CPU of node:http per request
+ * (test/bench/FINDINGS.md). Everything else (any error answer, preflights, query strings,
+ * bytes not in memory, a refused rate decision) goes to the Koa app untouched and before any
+ * side effect; the one side effect the fast path may already have taken, a rate-limit point,
+ * is handed over with it, so no point is ever spent twice. `RADAR_FAST_PATH=0` turns it off;
+ * the equivalence test (test/http/fast-path.test.ts) holds both paths to the same status,
+ * headers and bytes.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ArchiveMeta, ByteWindow, RateDecision } from '../domain/ports';
