@@ -202,13 +202,15 @@ export function createFastPath(deps: FastPathDeps): FastPath {
     else res.end();
     deps.metrics?.fastPath.add();
 
+    // A client that left while a lease renewal was awaited: 499, as the Koa log records it.
+    const gone = res.destroyed;
     recorder.record({
       requestId,
       method: req.method ?? 'GET',
       route: answer.route,
-      status: answer.status,
+      status: gone ? 499 : answer.status,
       bytes: length ?? 0,
-      finished: true,
+      finished: !gone,
       seconds: (performance.now() - started) / 1000,
       caller,
       ip: () => clientAddress(req, deps.trustProxy ?? false),
