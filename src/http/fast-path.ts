@@ -203,7 +203,7 @@ export function createFastPath(deps: FastPathDeps): FastPath {
     deps.metrics?.fastPath.add();
 
     // A client that left while a lease renewal was awaited: 499, as the Koa log records it.
-    const gone = res.destroyed;
+    const gone = req.socket.destroyed;
     recorder.record({
       requestId,
       method: req.method ?? 'GET',
