@@ -164,6 +164,8 @@ export function createFastPath(deps: FastPathDeps): FastPath {
     rate: RateDecision,
     started: number,
   ): void => {
+    // A client that left while a lease renewal was awaited: 499, as the Koa log records it.
+    const gone = req.socket.destroyed;
     // Read after the decision: a refused request never reads, and a window not in memory is
     // read once, by the Koa route's abortable store read.
     let body = answer.body;
@@ -202,8 +204,6 @@ export function createFastPath(deps: FastPathDeps): FastPath {
     else res.end();
     deps.metrics?.fastPath.add();
 
-    // A client that left while a lease renewal was awaited: 499, as the Koa log records it.
-    const gone = req.socket.destroyed;
     recorder.record({
       requestId,
       method: req.method ?? 'GET',
