@@ -84,7 +84,7 @@ export interface Config {
   readonly cacheMb: number;
   /** Behind exactly one reverse proxy (nginx): take the client address from X-Forwarded-For. */
   readonly trustProxy: boolean;
-  /** Status and cached archive windows answered without Koa (`http/fast-path.ts`). */
+  /** Status, cached archive windows and in-memory tiles answered without Koa (`http/fast-path.ts`). */
   readonly fastPath: boolean;
   readonly logLevel: string;
 }

@@ -5,6 +5,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ANY_ORIGIN, createOriginPolicy, type OriginPolicy } from './origin-policy';
 import type { AuthDecision } from './ports';
+import { boundedMemo } from '../shared/bounded-memo';
 
 export interface AppRecord {
   readonly id: string;
@@ -55,17 +56,9 @@ export function createKeyRegistry(data: KeyRegistryData, defaultLimit: number): 
    * included) builds a new registry and so starts with an empty cache, which keeps revocation
    * as fast as the reload. Bounded: cleared when full (a flood of invented keys cannot grow it).
    */
-  const decided = new Map<string, AuthDecision>();
-  const decide = (apiKey: string, appId: string): AuthDecision => {
-    const id = `${appId}\n${apiKey}`;
-    let decision = decided.get(id);
-    if (decision === undefined) {
-      decision = decideUncached(apiKey, appId);
-      if (decided.size >= DECISION_CACHE_LIMIT) decided.clear();
-      decided.set(id, decision);
-    }
-    return decision;
-  };
+  const decided = boundedMemo<AuthDecision>(DECISION_CACHE_LIMIT);
+  const decide = (apiKey: string, appId: string): AuthDecision =>
+    decided.get(`${appId}\n${apiKey}`, () => decideUncached(apiKey, appId));
   return { decide };
 
   function decideUncached(apiKey: string, appId: string): AuthDecision {

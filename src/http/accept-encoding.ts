@@ -7,10 +7,10 @@
  * values, so a request costs one map lookup.
  */
 import type { StatusEncoding } from '../domain/status-document';
+import { boundedMemo } from '../shared/bounded-memo';
 
 const PREFERENCE: readonly StatusEncoding[] = ['br', 'gzip', 'identity'];
-const CACHE_LIMIT = 256;
-const cache = new Map<string, StatusEncoding>();
+const negotiated = boundedMemo<StatusEncoding>(256);
 
 function qualities(header: string): Map<string, number> {
   const q = new Map<string, number>();
@@ -51,11 +51,5 @@ function negotiate(header: string): StatusEncoding {
 /** The coding to send for this `Accept-Encoding` value (absent: identity). */
 export function preferredEncoding(header: string | undefined): StatusEncoding {
   if (header === undefined || header === '') return 'identity';
-  let coding = cache.get(header);
-  if (coding === undefined) {
-    coding = negotiate(header);
-    if (cache.size >= CACHE_LIMIT) cache.clear();
-    cache.set(header, coding);
-  }
-  return coding;
+  return negotiated.get(header, () => negotiate(header));
 }

@@ -5,6 +5,7 @@
  */
 import parseRange from 'range-parser';
 import type { ByteWindow } from '../domain/ports';
+import { boundedMemo } from '../shared/bounded-memo';
 
 export type RangeSelection =
   | { readonly kind: 'whole' }
@@ -32,18 +33,32 @@ function clampLongSuffixes(rangeHeader: string, size: number): string {
   );
 }
 
+const WHOLE: RangeSelection = { kind: 'whole' };
+/**
+ * Selections by (size, header): map clients of one archive ask for the same few hundred
+ * windows (header, directories, the tiles of a view), so a repeat costs one lookup instead of
+ * the grammar check and range-parser. Bounded: short headers only (a client's windows are
+ * under 40 characters; a 16 KiB header is decided, not kept).
+ */
+const decided = boundedMemo<RangeSelection>(4096);
+const MEMO_HEADER_LENGTH = 64;
+
 /** Decides what part of an archive of `size` bytes a `Range` header asks for. */
 export function selectRange(rangeHeader: string | undefined, size: number): RangeSelection {
-  if (rangeHeader === undefined) return { kind: 'whole' };
+  if (rangeHeader === undefined) return WHOLE;
+  if (rangeHeader.length > MEMO_HEADER_LENGTH) return decide(rangeHeader, size);
+  return decided.get(`${size} ${rangeHeader}`, () => decide(rangeHeader, size));
+}
+
+function decide(rangeHeader: string, size: number): RangeSelection {
   // Only the `bytes` unit is understood (exactly, as RFC 9110 spells it); another unit or a
   // malformed set is ignored before range-parser could call it unsatisfiable.
-  if (!BYTE_RANGE_SET.test(rangeHeader)) return { kind: 'whole' };
+  if (!BYTE_RANGE_SET.test(rangeHeader)) return WHOLE;
   const parsed = parseRange(size, clampLongSuffixes(rangeHeader, size));
-  if (parsed === -2) return { kind: 'whole' };
+  if (parsed === -2) return WHOLE;
   if (parsed === -1) return { kind: 'unsatisfiable' };
   // Several specs answer whole even when range-parser kept only one of them (DESIGN §3.1).
-  if (parsed.type !== 'bytes' || parsed.length !== 1 || rangeHeader.includes(','))
-    return { kind: 'whole' };
+  if (parsed.type !== 'bytes' || parsed.length !== 1 || rangeHeader.includes(',')) return WHOLE;
   const [range] = parsed;
   if (
     range === undefined ||

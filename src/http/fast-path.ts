@@ -1,51 +1,51 @@
 /**
- * The request fast path: `GET`/`HEAD` of `/status.json`, and of an archive window the block
- * cache holds, answered from the plain node:http listener with one `writeHead` + `end`. It runs
- * the same steps as the Koa pipeline, in the same order and through the same functions
- * (protocol check, credentials, per-key origin, rate limit, negotiation, preconditions,
- * ranges); it only skips Koa's context, middleware chain and router, which cost a replica
- * 3-4x the CPU of node:http per request (test/bench/FINDINGS.md). Everything else (any error
- * answer, preflights, query strings, bytes not in memory, a rate decision that is not an
- * immediate "allowed") goes to the Koa app untouched and before any side effect; the one side
- * effect the fast path may already have taken, a rate-limit point, is handed over with it, so
- * no point is ever spent twice. `RADAR_FAST_PATH=false` turns it off; the equivalence test
- * (test/http/fast-path.test.ts) holds both paths to the same status, headers and bytes.
+ * The request fast path: `GET`/`HEAD` of `/status.json`, of an archive window the block cache
+ * holds and of a z/x/y tile whose directories are decoded in memory, answered from the plain
+ * node:http listener with one `writeHead` + `end`. It runs the same steps as the Koa pipeline,
+ * in the same order and through the same functions (protocol check, credentials, per-key
+ * origin, rate limit, negotiation, preconditions, ranges); it only skips Koa's context,
+ * middleware chain and router, which cost a replica 3-4x the CPU of node:http per request
+ * (test/bench/FINDINGS.md). Everything else (any error answer, preflights, query strings,
+ * bytes not in memory, a refused rate decision) goes to the Koa app untouched and before any
+ * side effect; the one side effect the fast path may already have taken, a rate-limit point,
+ * is handed over with it, so no point is ever spent twice. `RADAR_FAST_PATH=0` turns it off;
+ * the equivalence test (test/http/fast-path.test.ts) holds both paths to the same status,
+ * headers and bytes.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type {
-  ArchiveMeta,
-  ArchiveStore,
-  ByteWindow,
-  CatalogReader,
-  RateDecision,
-  RateLimiter,
-} from '../domain/ports';
+import type { ArchiveMeta, ByteWindow, RateDecision } from '../domain/ports';
 import { requestOrigin } from '../domain/origin-policy';
-import type { StatusDocument } from '../domain/status-document';
-import type { KeyStore } from '../keys/ports';
-import type { Logger } from '../logger';
+import { zxyToTileId } from '../pmtiles/tile-id';
+import { EMPTY_TILE_PNG } from '../tiles/empty-tile';
+import type { TileLocator } from '../tiles/tile-locator';
+import type { AppDeps } from './app';
 import { readCredentials, type Caller } from './middleware/authenticate';
 import { actualRequestCors } from './middleware/cors';
-import { handOverDecision, type RateDecisionListener } from './middleware/rate-limit';
-import { requestRecorder, type RequestMetrics } from './middleware/request-log';
+import { handOverDecision } from './middleware/rate-limit';
+import { requestRecorder } from './middleware/request-log';
 import { archiveHeaderCache, PMTILES_CONTENT_TYPE, planArchiveAnswer } from './routes/archive';
-import { ARCHIVE_ROUTE, STATUS_ROUTE } from './routes/paths';
+import { ARCHIVE_ROUTE, STATUS_ROUTE, TILE_ROUTE } from './routes/paths';
+import { planTileHead, resolveTile } from './routes/tile';
 import { answerStatus, STATUS_CACHE_CONTROL } from './routes/status';
 
-export interface FastPathDeps {
-  readonly logger: Logger;
-  readonly catalog: CatalogReader;
-  readonly store: ArchiveStore;
-  readonly keys: KeyStore;
-  readonly limiter: RateLimiter;
-  readonly statusDocument: () => StatusDocument | undefined;
-  readonly corsOrigins: readonly string[];
-  readonly cacheControl: 'private' | 'public';
-  readonly onRateDecision?: RateDecisionListener;
-  readonly metrics?: RequestMetrics;
-  /** Behind exactly one reverse proxy: client address from the last X-Forwarded-For hop. */
-  readonly trustProxy?: boolean;
-}
+/** What the fast path needs: the same ports and settings as the Koa app it stands in for. */
+export type FastPathDeps = Pick<
+  AppDeps,
+  | 'logger'
+  | 'catalog'
+  | 'store'
+  | 'keys'
+  | 'limiter'
+  | 'statusDocument'
+  | 'corsOrigins'
+  | 'cacheControl'
+  | 'onRateDecision'
+  | 'metrics'
+  | 'trustProxy'
+> & {
+  /** The locator the tile routes use (one instance, so both paths share its caches). */
+  readonly tiles: TileLocator;
+};
 
 /** Answers the request, or passes it to `koa` (before any side effect but a handed-over point). */
 export type FastPath = (req: IncomingMessage, res: ServerResponse, koa: RequestListener) => void;
@@ -54,6 +54,8 @@ type RequestListener = (req: IncomingMessage, res: ServerResponse) => unknown;
 
 /** `/tiles/{12 digits}.pmtiles`: the only archive targets the fast path takes. */
 const ARCHIVE_TARGET = /^\/tiles\/([0-9]{12})\.pmtiles$/;
+/** `/tiles/{12 digits}/{z}/{x}/{y}.png` (canonical numbers are checked by `resolveTile`). */
+const TILE_TARGET = /^\/tiles\/([0-9]{12})\/([0-9]{1,9})\/([0-9]{1,9})\/([0-9]{1,9})\.png$/;
 
 /** What the response carries beyond the guard's headers. */
 interface Answer {
@@ -74,9 +76,41 @@ export function createFastPath(deps: FastPathDeps): FastPath {
   const recorder = requestRecorder(deps.logger, deps.metrics);
   const corsHeaders = actualRequestCors(deps.corsOrigins);
   const headersOf = archiveHeaderCache(deps.cacheControl);
+  const immutable = `${deps.cacheControl}, max-age=31536000, immutable`;
+  const tiles = deps.tiles;
   const onDecision = deps.onRateDecision ?? (() => {});
 
-  /** The status or archive answer, or `'koa'` when Koa must answer (no side effect yet). */
+  /** A z/x/y tile whose header and window are in memory (`TileLocator.peek`), else Koa's. */
+  const planTile = (
+    req: IncomingMessage,
+    [, timestamp, z, x, y]: RegExpExecArray,
+  ): Answer | 'koa' => {
+    const target = resolveTile(deps.catalog, timestamp!, z!, x!, y!);
+    if (target instanceof Error) return 'koa';
+    const { meta, coords } = target;
+    const located = tiles.peek(meta, zxyToTileId(coords.z, coords.x, coords.y));
+    if (located === undefined) return 'koa';
+    const head = planTileHead(meta, coords, located.header, req.headers, immutable);
+    if (head.kind === 'error') return 'koa';
+    const headers = Object.entries(head.headers).flat();
+    if (head.kind === 'not-modified') return { status: 304, route: TILE_ROUTE, headers, vary: '' };
+    headers.push('Content-Type', 'image/png');
+    if (located.window === undefined) {
+      headers.push('OATiles-hint', 'empty');
+      return { status: 200, route: TILE_ROUTE, headers, vary: '', body: EMPTY_TILE_PNG };
+    }
+    if (head.encoding !== undefined) headers.push('Content-Encoding', head.encoding);
+    return {
+      status: 200,
+      route: TILE_ROUTE,
+      headers,
+      vary: '',
+      length: located.window.length,
+      ...(req.method === 'GET' ? { read: { meta, window: located.window } } : {}),
+    };
+  };
+
+  /** The status, archive or tile answer, or `'koa'` when Koa must answer (no side effect yet). */
   const plan = (req: IncomingMessage, url: string): Answer | 'koa' => {
     if (url === STATUS_ROUTE) {
       const doc = deps.statusDocument();
@@ -89,6 +123,8 @@ export function createFastPath(deps: FastPathDeps): FastPath {
       if (rep.encoding !== 'identity') headers.push('Content-Encoding', rep.encoding);
       return { status: 200, route: STATUS_ROUTE, headers, vary: 'Accept-Encoding', body: rep.body };
     }
+    const tile = TILE_TARGET.exec(url);
+    if (tile !== null) return planTile(req, tile);
     const timestamp = ARCHIVE_TARGET.exec(url)?.[1];
     if (timestamp === undefined) return 'koa';
     const archive = planArchiveAnswer(deps.catalog, timestamp, req.headers);
@@ -128,6 +164,8 @@ export function createFastPath(deps: FastPathDeps): FastPath {
     rate: RateDecision,
     started: number,
   ): void => {
+    // A client that left while a lease renewal was awaited: 499, as the Koa log records it.
+    const gone = req.socket.destroyed;
     // Read after the decision: a refused request never reads, and a window not in memory is
     // read once, by the Koa route's abortable store read.
     let body = answer.body;
@@ -170,9 +208,9 @@ export function createFastPath(deps: FastPathDeps): FastPath {
       requestId,
       method: req.method ?? 'GET',
       route: answer.route,
-      status: answer.status,
+      status: gone ? 499 : answer.status,
       bytes: length ?? 0,
-      finished: true,
+      finished: !gone,
       seconds: (performance.now() - started) / 1000,
       caller,
       ip: () => clientAddress(req, deps.trustProxy ?? false),
@@ -180,7 +218,18 @@ export function createFastPath(deps: FastPathDeps): FastPath {
     });
   };
 
-  return (req, res, koa) => {
+  /**
+   * A fault inside the fast path (a bug, a store adapter throwing) must not crash the process
+   * or lose the request: it is logged and the request goes to the Koa app, whose error handler
+   * answers with the error record, unless the response has already begun.
+   */
+  const fail = (req: IncomingMessage, res: ServerResponse, koa: RequestListener, err: unknown) => {
+    deps.logger.error({ err }, 'fast path failed; the Koa app answers the request');
+    if (!res.headersSent) void koa(req, res);
+    else res.destroy(err instanceof Error ? err : new Error(String(err)));
+  };
+
+  const serve: FastPath = (req, res, koa) => {
     const method = req.method;
     const url = req.url ?? '';
     if (
@@ -213,17 +262,19 @@ export function createFastPath(deps: FastPathDeps): FastPath {
     if (rate instanceof Promise) {
       // A lease renewal (or a store-backed limiter): the answer waits for the decision; a
       // refusal or a limiter failure is answered by Koa with the decision handed over.
-      rate.then(
-        (settled) => {
-          if (settled.allowed) return respond(req, res, koa, answer, caller, settled, started);
-          handOverDecision(req, settled);
-          void koa(req, res);
-        },
-        () => {
-          handOverDecision(req, rate);
-          void koa(req, res);
-        },
-      );
+      rate
+        .then(
+          (settled) => {
+            if (settled.allowed) return respond(req, res, koa, answer, caller, settled, started);
+            handOverDecision(req, settled);
+            void koa(req, res);
+          },
+          () => {
+            handOverDecision(req, rate);
+            void koa(req, res);
+          },
+        )
+        .catch((err: unknown) => fail(req, res, koa, err));
       return;
     }
     if (!rate.allowed) {
@@ -231,6 +282,14 @@ export function createFastPath(deps: FastPathDeps): FastPath {
       return void koa(req, res);
     }
     respond(req, res, koa, answer, caller, rate, started);
+  };
+
+  return (req, res, koa) => {
+    try {
+      serve(req, res, koa);
+    } catch (err) {
+      fail(req, res, koa, err);
+    }
   };
 }
 

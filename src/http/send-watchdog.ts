@@ -71,6 +71,9 @@ export function createSendWatchdog(options: SendWatchdogOptions): SendWatchdog {
 
   return {
     track(res) {
+      // Ended with every byte handed to the kernel (a fast-path answer): nothing is left in
+      // user space for a stalled client to hold, and the idle socket times out as usual.
+      if (res.writableEnded && res.socket != null && res.socket.writableLength === 0) return;
       watched.set(res, { bytes: res.socket?.bytesWritten ?? Number.NaN, since: now() });
       // 'close' follows 'finish' on every ServerResponse (Node emits it once the response is
       // done or aborted), so one listener covers both; a finished response waiting for its

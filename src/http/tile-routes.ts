@@ -6,6 +6,7 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { ArchiveStore, CatalogReader } from '../domain/ports';
 import { createTileLocator, type TileLocator } from '../tiles/tile-locator';
+import { TILE_ROUTE, TILEJSON_ROUTE } from './routes/paths';
 import { tileRoute } from './routes/tile';
 import { tileJsonRoute } from './routes/tilejson';
 
@@ -23,6 +24,6 @@ export function mountTileRoutes(
   deps: TileRoutesDeps,
 ): void {
   const tiles = deps.tiles ?? createTileLocator({ store: deps.store });
-  router.all('/tiles/:timestamp.json', ...guarded, tileJsonRoute({ ...deps, tiles }));
-  router.all('/tiles/:timestamp/:z/:x/:y.png', ...guarded, tileRoute({ ...deps, tiles }));
+  router.all(TILEJSON_ROUTE, ...guarded, tileJsonRoute({ ...deps, tiles }));
+  router.all(TILE_ROUTE, ...guarded, tileRoute({ ...deps, tiles }));
 }

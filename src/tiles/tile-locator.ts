@@ -32,8 +32,46 @@ export interface TileLocator {
   header(meta: ArchiveMeta): Promise<PmtilesHeader>;
   /** Absolute byte window of tile `tileId`, or undefined when the archive holds none. */
   locate(meta: ArchiveMeta, tileId: number): Promise<ByteWindow | undefined>;
+  /**
+   * `header` and `locate` answered from memory alone, or undefined when a load (or an error
+   * the async calls would report) is needed: lets the request fast path answer hot tiles
+   * without a promise.
+   */
+  peek(meta: ArchiveMeta, tileId: number): LocatedTile | undefined;
   /** The archive's JSON metadata object (`{}` when absent or not an object). */
   metadata(meta: ArchiveMeta): Promise<Readonly<Record<string, unknown>>>;
+}
+
+/** A tile found from memory: the archive's header and the tile's window (none: no tile). */
+export interface LocatedTile {
+  readonly header: PmtilesHeader;
+  readonly window: ByteWindow | undefined;
+}
+
+/**
+ * The directory chain from the root to tile `tileId`, one walk for the async and the
+ * from-memory lookups: it yields the window of each directory it needs and receives that
+ * directory, and returns the tile's window (undefined: no such tile).
+ */
+function* directoryWalk(
+  meta: ArchiveMeta,
+  h: PmtilesHeader,
+  tileId: number,
+): Generator<ByteWindow, ByteWindow | undefined, Directory> {
+  let window: ByteWindow = { offset: h.rootDirectoryOffset, length: h.rootDirectoryLength };
+  for (let depth = 0; depth < MAX_DEPTH; depth++) {
+    const found = findTile(yield window, tileId);
+    if (found === undefined) return undefined;
+    if (!found.leaf) {
+      const offset = h.tileDataOffset + found.offset;
+      if (offset + found.length > meta.size) {
+        throw new DirectoryFormatError('tile extends past the end of the archive');
+      }
+      return { offset, length: found.length };
+    }
+    window = { offset: h.leafDirectoryOffset + found.offset, length: found.length };
+  }
+  throw new DirectoryFormatError('directory chain deeper than the spec allows');
 }
 
 async function readAll(body: ArchiveBody): Promise<Buffer> {
@@ -115,12 +153,14 @@ export function createTileLocator(options: TileLocatorOptions): TileLocator {
     return value;
   };
 
+  const directoryKey = (meta: ArchiveMeta, window: ByteWindow): string =>
+    `${versionKey(meta)}\0${window.offset}\0${window.length}`;
   const directory = async (
     meta: ArchiveMeta,
     h: PmtilesHeader,
     window: ByteWindow,
   ): Promise<Directory> => {
-    const key = `${versionKey(meta)}\0${window.offset}\0${window.length}`;
+    const key = directoryKey(meta, window);
     const value = await directories.fetch(key, { context: { meta, header: h, window } });
     if (value === undefined) throw new Error('directory load returned nothing');
     return value;
@@ -130,20 +170,26 @@ export function createTileLocator(options: TileLocatorOptions): TileLocator {
     header,
     async locate(meta, tileId) {
       const h = await header(meta);
-      let window: ByteWindow = { offset: h.rootDirectoryOffset, length: h.rootDirectoryLength };
-      for (let depth = 0; depth < MAX_DEPTH; depth++) {
-        const found = findTile(await directory(meta, h, window), tileId);
-        if (found === undefined) return undefined;
-        if (!found.leaf) {
-          const offset = h.tileDataOffset + found.offset;
-          if (offset + found.length > meta.size) {
-            throw new DirectoryFormatError('tile extends past the end of the archive');
-          }
-          return { offset, length: found.length };
+      const walk = directoryWalk(meta, h, tileId);
+      let step = walk.next();
+      while (!step.done) step = walk.next(await directory(meta, h, step.value));
+      return step.value;
+    },
+    peek(meta, tileId) {
+      const h = headers.get(versionKey(meta));
+      if (h === undefined) return undefined;
+      try {
+        const walk = directoryWalk(meta, h, tileId);
+        let step = walk.next();
+        while (!step.done) {
+          const dir = directories.get(directoryKey(meta, step.value));
+          if (dir === undefined) return undefined;
+          step = walk.next(dir);
         }
-        window = { offset: h.leafDirectoryOffset + found.offset, length: found.length };
+        return { header: h, window: step.value };
+      } catch {
+        return undefined; // a malformed archive: the async lookup reports it
       }
-      throw new DirectoryFormatError('directory chain deeper than the spec allows');
     },
     async metadata(meta) {
       const h = await header(meta);

@@ -28,7 +28,8 @@ export interface ShutdownPlan {
 function closeServer(server: http.Server, drainMs: number): Promise<void> {
   return new Promise((resolve) => {
     if (!server.listening) return resolve();
-    server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    // Prepended: the fast path writes its whole response inside the first listener.
+    server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
       if (!res.headersSent) res.setHeader('Connection', 'close');
     });
     const sweeper = setInterval(() => server.closeIdleConnections(), 50);

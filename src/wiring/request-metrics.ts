@@ -46,7 +46,7 @@ export function createRequestMetrics(registry: Registry): RequestMetrics {
   });
   const fastPath = new Counter({
     name: 'radar_http_fast_path_responses_total',
-    help: 'Responses answered by the fast path (status and cached archive windows without Koa); the rest of radar_http_requests_total went through the Koa app.',
+    help: 'Responses answered by the fast path (status, cached archive windows and in-memory z/x/y tiles, without Koa); the rest of radar_http_requests_total went through the Koa app.',
     registers: [registry],
     collect,
   });

@@ -7,8 +7,7 @@
  */
 import http from 'node:http';
 import net from 'node:net';
-import { writePmtiles } from '../../src/pmtiles/writer';
-import { pyramid } from '../fixtures/archives';
+import { bigArchive as buildBigArchive } from '../fixtures/archives';
 import { spawnReplica, type SpawnedReplica } from '../harness/edge-stack';
 import {
   delay,
@@ -31,14 +30,7 @@ const DRAIN_S = 5;
 let fault: FaultStack;
 /** A large archive (about 11 MB), older than the frames the load animates. */
 const big = recentTimestamps(1, 20)[0]!;
-const bigArchive = writePmtiles(pyramid(5, 8000), {
-  tileType: 'png',
-  minZoom: 0,
-  maxZoom: 5,
-  bounds: [-125, 24, -66, 50],
-  center: [-96, 38, 3],
-  metadata: { name: 'big', timestamp: big },
-});
+const bigArchive = buildBigArchive(big);
 
 beforeAll(async () => {
   fault = await startFaultStack({ replicaEnv: { RADAR_DRAIN_S: String(DRAIN_S) } });

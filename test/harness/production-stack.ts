@@ -48,8 +48,16 @@ export interface ProductionStack {
   stop(): Promise<void>;
 }
 
+export interface ProductionStackOptions {
+  readonly replicas?: number;
+  /** Environment of every replica and the ingest worker (names of src/config.ts). */
+  readonly env?: Record<string, string>;
+  /** Further environment of replica `i` only (e.g. one replica with a feature off). */
+  readonly replicaEnv?: ReadonlyArray<Record<string, string>>;
+}
+
 export async function startProductionStack(
-  options: { replicas?: number; env?: Record<string, string> } = {},
+  options: ProductionStackOptions = {},
 ): Promise<ProductionStack> {
   const redis = await startRedis();
   const s3 = await startS3();
@@ -91,7 +99,7 @@ export async function startProductionStack(
 
   const replicas: Replica[] = [];
   for (let i = 0; i < (options.replicas ?? 2); i++)
-    replicas.push(await buildReplica(config(), { logger }));
+    replicas.push(await buildReplica(config(options.replicaEnv?.[i]), { logger }));
   const ingest = await buildIngest(config(), { logger });
   return {
     redis,

@@ -133,3 +133,26 @@ it.each([
 ])('parseTileCoordinates(%s, %s, %s)', (z, x, y, expected) => {
   expect(parseTileCoordinates(z, x, y)).toEqual(expected);
 });
+
+it('peeks from memory only: nothing before a load, then the same answer as locate, no reads', async () => {
+  const { store, reads } = bufferStore(archive);
+  const locator = createTileLocator({ store });
+  const m = meta(archive);
+  const present = tiles[tiles.length - 1]!; // deep enough to sit in a leaf directory
+  const presentId = zxyToTileId(present.z, present.x, present.y);
+  const absentId = zxyToTileId(7, 0, 0); // (0*3+0)%5 === 0: left out of the archive
+
+  expect(locator.peek(m, presentId)).toBeUndefined();
+  const located = await locator.locate(m, presentId);
+  expect(located).toBeDefined();
+  await locator.locate(m, absentId);
+  const readsBefore = reads.length;
+
+  const peeked = locator.peek(m, presentId);
+  expect(peeked?.window).toEqual(located);
+  expect(peeked?.header).toEqual(await locator.header(m));
+  expect(locator.peek(m, absentId)).toEqual({ header: peeked?.header, window: undefined });
+  // Another version of the archive (new ETag) is not in memory.
+  expect(locator.peek(meta(archive, '"v2"'), presentId)).toBeUndefined();
+  expect(reads.length).toBe(readsBefore);
+});

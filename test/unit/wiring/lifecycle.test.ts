@@ -52,6 +52,7 @@ function fakeServer(name: string, events: string[]) {
   const server = {
     listening: true,
     on: () => server,
+    prependListener: () => server,
     closeIdleConnections: () => undefined,
     closeAllConnections: () => {
       events.push(`${name} cut`);
