@@ -8,6 +8,8 @@
  * production traffic takes). Each fast replica's metric shows the fast path really answered,
  * and each Koa replica's that it never did.
  */
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { APPS, auth, KEYS, startEmbeddedApi } from '../harness/embedded-api';
 import { request, type RawResponse } from '../harness/http-client';
 import { STACK_KEYS, stackAuth, startProductionStack } from '../harness/production-stack';
@@ -19,6 +21,7 @@ jest.setTimeout(60_000);
 const TS = recentTimestamp(3);
 const archive = sparseArchive(TS); // zooms 0-7, leaf directories, every 7th tile missing
 const ARCHIVE = `/tiles/${TS}.pmtiles`;
+const ARCHIVE_MTIME = new Date('2026-11-23T10:00:00Z');
 /** A tile the archive holds ((x + y + z) % 7 !== 3) and one it does not (the empty PNG). */
 const TILE = `/tiles/${TS}/7/10/20.png`;
 const EMPTY_TILE = `/tiles/${TS}/7/0/3.png`;
@@ -39,14 +42,17 @@ interface ReplicaPair {
 }
 
 async function embeddedPair(corsOrigins: string[]): Promise<ReplicaPair> {
+  // The same file with the same modification time on both (Last-Modified comes from it).
+  const prepare = async (_root: string, dataDir: string) => {
+    const file = path.join(dataDir, `${TS}.pmtiles`);
+    await fs.writeFile(file, archive);
+    await fs.utimes(file, ARCHIVE_MTIME, ARCHIVE_MTIME);
+  };
   const [fast, koa] = await Promise.all([
-    startEmbeddedApi({ corsOrigins }),
-    startEmbeddedApi({ corsOrigins, env: { RADAR_FAST_PATH: '0' } }),
+    startEmbeddedApi({ corsOrigins, prepare }),
+    startEmbeddedApi({ corsOrigins, prepare, env: { RADAR_FAST_PATH: '0' } }),
   ]);
-  for (const api of [fast, koa]) {
-    await api.publish(TS, archive);
-    await api.waitForListed(TS);
-  }
+  for (const api of [fast, koa]) await api.waitForListed(TS);
   const endpoint = (api: typeof fast) => ({
     baseUrl: api.baseUrl,
     adminPort: api.replica.adminPort,
