@@ -5,6 +5,7 @@
  * even UTC minute so they are fresh, in retention and `latest` is healthy.
  */
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { formatTimestamp, parseTimestamp } from '../../src/domain/timestamps';
 import { createFrameRenderer } from '../../src/sim/render-frame';
@@ -65,4 +66,23 @@ export function seededRandom(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/**
+ * The setup the one-row bench scripts share (`idle-cpu.ts`, `pipeline-cost.ts`): a fresh run
+ * directory with `logs/`, and the 10 frames at zoom 7 they publish (rendered once, cached in
+ * `.tmp/bench`).
+ */
+export async function startRowRun(
+  prefix: string,
+): Promise<{ runDir: string; logDir: string; frames: Frame[] }> {
+  const runDir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+  const logDir = path.join(runDir, 'logs');
+  await fs.mkdir(logDir, { recursive: true });
+  const frames = await loadFrames({
+    count: 10,
+    maxZoom: 7,
+    cacheDir: path.resolve(__dirname, '../../.tmp/bench'),
+  });
+  return { runDir, logDir, frames };
 }

@@ -6,10 +6,9 @@
  * timers, resyncs and probes cost shows up by function.
  */
 import fsp from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadFrames, olderTimestamps } from './archives';
+import { olderTimestamps, startRowRun } from './archives';
 import { cpuTicks } from './proc-stats';
 import {
   startPublishedBackend,
@@ -32,14 +31,7 @@ async function main(): Promise<void> {
   });
   const seconds = Number(values.seconds);
   const timestamps = Number(values.timestamps);
-  const runDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'radar-idle-'));
-  const logDir = path.join(runDir, 'logs');
-  await fsp.mkdir(logDir, { recursive: true });
-  const frames = await loadFrames({
-    count: 10,
-    maxZoom: 7,
-    cacheDir: path.join(ROOT, '.tmp/bench'),
-  });
+  const { runDir, logDir, frames } = await startRowRun('radar-idle-');
   const stops: Array<() => Promise<void>> = [];
   try {
     const { s3server, ingest, metas } = await startPublishedBackend(runDir, logDir, frames, stops);

@@ -8,10 +8,9 @@
  * Redis/S3/ingest, so drift of the machine hits each build alike.
  */
 import fsp from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadFrames } from './archives';
+import { startRowRun } from './archives';
 import { startLoadGenerator } from './load-client';
 import type { PlannedRequest } from './load-job';
 import { cpuTicks } from './proc-stats';
@@ -45,14 +44,7 @@ async function main(): Promise<void> {
       .filter(Boolean)
       .map((kv) => kv.split('=') as [string, string]),
   );
-  const runDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'radar-pipe-'));
-  const logDir = path.join(runDir, 'logs');
-  await fsp.mkdir(logDir, { recursive: true });
-  const frames = await loadFrames({
-    count: 10,
-    maxZoom: 7,
-    cacheDir: path.join(ROOT, '.tmp/bench'),
-  });
+  const { runDir, logDir, frames } = await startRowRun('radar-pipe-');
   const stops: Array<() => Promise<void>> = [];
   const gen = await startLoadGenerator();
   stops.push(() => gen.stop());

@@ -13,9 +13,8 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { writePmtiles } from '../../../src/pmtiles/writer';
 import type { Replica } from '../../../src/wiring/replica';
-import { buildArchive, pyramid } from '../../fixtures/archives';
+import { buildArchive, pngPyramidArchive } from '../../fixtures/archives';
 import { startEmbeddedApi } from '../embedded-api';
 
 /** Published: a small archive (one cache block) and one past the cache's streaming threshold. */
@@ -80,14 +79,7 @@ export interface HostileApi {
 
 /** The larger archive: 341 tiles of 2000 bytes (~680 KiB), so whole reads stream past the cache. */
 function largeArchive(timestamp: string): Buffer {
-  return writePmtiles(pyramid(4, 2000), {
-    tileType: 'png',
-    minZoom: 0,
-    maxZoom: 4,
-    bounds: [-125, 24, -66, 50],
-    center: [-96, 38, 3],
-    metadata: { name: 'fuzz-large', timestamp },
-  });
+  return pngPyramidArchive(timestamp, 4, 2000, 'fuzz-large');
 }
 
 export async function startHostileApi(
