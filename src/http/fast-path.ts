@@ -27,6 +27,7 @@ import { archiveHeaderCache, PMTILES_CONTENT_TYPE, planArchiveAnswer } from './r
 import { ARCHIVE_ROUTE, STATUS_ROUTE, TILE_ROUTE } from './routes/paths';
 import { planTileHead, resolveTile } from './routes/tile';
 import { answerStatus, STATUS_CACHE_CONTROL } from './routes/status';
+import { immutableCacheControl } from './cache-control';
 
 /** What the fast path needs: the same ports and settings as the Koa app it stands in for. */
 export type FastPathDeps = Pick<
@@ -76,7 +77,7 @@ export function createFastPath(deps: FastPathDeps): FastPath {
   const recorder = requestRecorder(deps.logger, deps.metrics);
   const corsHeaders = actualRequestCors(deps.corsOrigins);
   const headersOf = archiveHeaderCache(deps.cacheControl);
-  const immutable = `${deps.cacheControl}, max-age=31536000, immutable`;
+  const immutable = immutableCacheControl(deps.cacheControl);
   const tiles = deps.tiles;
   const onDecision = deps.onRateDecision ?? (() => {});
 
@@ -129,17 +130,7 @@ export function createFastPath(deps: FastPathDeps): FastPath {
     if (timestamp === undefined) return 'koa';
     const archive = planArchiveAnswer(deps.catalog, timestamp, req.headers);
     if (archive.kind === 'error') return 'koa';
-    const common = headersOf(archive.meta);
-    const base = [
-      'Accept-Ranges',
-      common['Accept-Ranges'],
-      'ETag',
-      common.ETag,
-      'Last-Modified',
-      common['Last-Modified'],
-      'Cache-Control',
-      common['Cache-Control'],
-    ];
+    const base = Object.entries(headersOf(archive.meta)).flat();
     if (archive.kind === 'not-modified')
       return { status: 304, route: ARCHIVE_ROUTE, headers: base, vary: '' };
     base.push('Content-Type', PMTILES_CONTENT_TYPE);
@@ -152,6 +143,17 @@ export function createFastPath(deps: FastPathDeps): FastPath {
       length: archive.window.length,
       ...(req.method === 'GET' ? { read: { meta: archive.meta, window: archive.window } } : {}),
     };
+  };
+
+  /** Koa answers the request, with the rate decision (its point spent) handed over. */
+  const handOver = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    koa: RequestListener,
+    decision: RateDecision | Promise<RateDecision>,
+  ): void => {
+    handOverDecision(req, decision);
+    void koa(req, res);
   };
 
   /** Sends the planned answer once the point is spent; Koa answers a window not in memory. */
@@ -171,11 +173,7 @@ export function createFastPath(deps: FastPathDeps): FastPath {
     let body = answer.body;
     if (answer.read !== undefined) {
       body = deps.store.readCached?.(answer.read.meta, answer.read.window);
-      if (body === undefined) {
-        handOverDecision(req, rate);
-        void koa(req, res);
-        return;
-      }
+      if (body === undefined) return handOver(req, res, koa, rate);
     }
     onDecision(true, rate.limit);
 
@@ -264,23 +262,16 @@ export function createFastPath(deps: FastPathDeps): FastPath {
       // refusal or a limiter failure is answered by Koa with the decision handed over.
       rate
         .then(
-          (settled) => {
-            if (settled.allowed) return respond(req, res, koa, answer, caller, settled, started);
-            handOverDecision(req, settled);
-            void koa(req, res);
-          },
-          () => {
-            handOverDecision(req, rate);
-            void koa(req, res);
-          },
+          (settled) =>
+            settled.allowed
+              ? respond(req, res, koa, answer, caller, settled, started)
+              : handOver(req, res, koa, settled),
+          () => handOver(req, res, koa, rate),
         )
         .catch((err: unknown) => fail(req, res, koa, err));
       return;
     }
-    if (!rate.allowed) {
-      handOverDecision(req, rate);
-      return void koa(req, res);
-    }
+    if (!rate.allowed) return handOver(req, res, koa, rate);
     respond(req, res, koa, answer, caller, rate, started);
   };
 

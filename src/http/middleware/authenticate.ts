@@ -4,7 +4,6 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
-import type { AuthDecision } from '../../domain/ports';
 import type { OriginPolicy } from '../../domain/origin-policy';
 import type { KeyStore } from '../../keys/ports';
 import { ForbiddenError, UnauthorizedError } from '../../errors';
@@ -77,11 +76,6 @@ export function readCredentials(req: IncomingMessage): Credentials {
   return { apiKey, appId };
 }
 
-/** The caller an allowed decision names: the (cached) decision itself, no copy per request. */
-export function callerOf(decision: Extract<AuthDecision, { outcome: 'allowed' }>): Caller {
-  return decision;
-}
-
 /** Authenticates and authorises a request: its caller, or a 401/403 error thrown. */
 export function authenticator(
   keys: KeyStore,
@@ -102,6 +96,7 @@ export function authenticator(
       onFailure(decision.reason);
       throw new ForbiddenError();
     }
-    return callerOf(decision);
+    // An allowed decision is a Caller: the (cached) decision itself, no copy per request.
+    return decision;
   };
 }

@@ -17,6 +17,7 @@ import {
 import { selectRange } from '../byte-range';
 import { openResponseBody } from '../open-body';
 import { evaluatePreconditions, ifRangeAllows } from '../conditional';
+import { immutableCacheControl } from '../cache-control';
 
 export const PMTILES_CONTENT_TYPE = 'application/vnd.pmtiles';
 
@@ -89,7 +90,7 @@ export function planArchiveAnswer(
 export function archiveHeaderCache(
   cacheControlSetting: 'private' | 'public',
 ): (meta: ArchiveMeta) => ArchiveHeaders {
-  const cacheControl = `${cacheControlSetting}, max-age=31536000, immutable`;
+  const cacheControl = immutableCacheControl(cacheControlSetting);
   const headerCache = new WeakMap<ArchiveMeta, ArchiveHeaders>();
   return (meta) => {
     let headers = headerCache.get(meta);

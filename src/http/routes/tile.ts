@@ -18,6 +18,7 @@ import { parseTileCoordinates, type TileCoordinates } from '../../tiles/tile-coo
 import type { TileLocator } from '../../tiles/tile-locator';
 import { openResponseBody } from '../open-body';
 import { evaluatePreconditions } from '../conditional';
+import { immutableCacheControl } from '../cache-control';
 
 export interface TileRouteDeps {
   readonly catalog: CatalogReader;
@@ -102,7 +103,7 @@ export function planTileHead(
 }
 
 export function tileRoute(deps: TileRouteDeps): Middleware {
-  const cacheControl = `${deps.cacheControl}, max-age=31536000, immutable`;
+  const cacheControl = immutableCacheControl(deps.cacheControl);
   return async (ctx) => {
     const target = resolveTile(
       deps.catalog,

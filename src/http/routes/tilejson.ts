@@ -14,6 +14,7 @@ import type { PmtilesHeader } from '../../pmtiles/header';
 import type { TileLocator } from '../../tiles/tile-locator';
 import { evaluatePreconditions } from '../conditional';
 import { publicBaseUrl } from '../public-base-url';
+import { immutableCacheControl } from '../cache-control';
 
 export interface TileJsonRouteDeps {
   readonly catalog: CatalogReader;
@@ -74,7 +75,7 @@ interface Rendered {
 }
 
 export function tileJsonRoute(deps: TileJsonRouteDeps): Middleware {
-  const cacheControl = `${deps.cacheControl}, max-age=31536000, immutable`;
+  const cacheControl = immutableCacheControl(deps.cacheControl);
   // One rendering per archive version and public base URL (a handful of hosts in practice).
   const rendered = new LRUCache<string, Rendered>({ max: 1024 });
   const render = async (meta: ArchiveMeta, baseUrl: string): Promise<Rendered> => {
