@@ -42,8 +42,11 @@ export interface AppDeps {
   readonly metrics?: RequestMetrics;
   /** Behind exactly one reverse proxy: client address from the last X-Forwarded-For hop. */
   readonly trustProxy?: boolean;
-  /** Tile locator for the z/x/y and TileJSON routes; by default one over `store`. */
-  readonly tiles?: TileLocator;
+  /**
+   * Tile locator for the z/x/y and TileJSON routes; the fast path gets the same one, so both
+   * share its decoded directories.
+   */
+  readonly tiles: TileLocator;
   /** Extra routes without credentials (e.g. the viewer), matched after the API routes; optional. */
   readonly extraRoutes?: Router;
 }

@@ -17,7 +17,6 @@ import type { ArchiveMeta, ByteWindow, RateDecision } from '../domain/ports';
 import { requestOrigin } from '../domain/origin-policy';
 import { zxyToTileId } from '../pmtiles/tile-id';
 import { EMPTY_TILE_PNG } from '../tiles/empty-tile';
-import type { TileLocator } from '../tiles/tile-locator';
 import type { AppDeps } from './app';
 import { readCredentials, type Caller } from './middleware/authenticate';
 import { actualRequestCors } from './middleware/cors';
@@ -43,10 +42,8 @@ export type FastPathDeps = Pick<
   | 'onRateDecision'
   | 'metrics'
   | 'trustProxy'
-> & {
-  /** The locator the tile routes use (one instance, so both paths share its caches). */
-  readonly tiles: TileLocator;
-};
+  | 'tiles'
+>;
 
 /** Answers the request, or passes it to `koa` (before any side effect but a handed-over point). */
 export type FastPath = (req: IncomingMessage, res: ServerResponse, koa: RequestListener) => void;

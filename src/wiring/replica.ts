@@ -9,7 +9,7 @@ import type { DemoCredentials } from '../embedded/demo-credentials';
 import { createAdminServer } from '../http/admin';
 import { createApp, type AppDeps } from '../http/app';
 import { createFastPath } from '../http/fast-path';
-import { createTileLocator, type TileLocator } from '../tiles/tile-locator';
+import { createTileLocator } from '../tiles/tile-locator';
 import { createHttpServer } from '../http/http-server';
 import { createLogger } from '../logger';
 import { createRegistry, exposition } from '../metrics';
@@ -78,7 +78,7 @@ export async function buildReplica(
   let shuttingDown = false;
   let started = false;
 
-  const appDeps: AppDeps & { tiles: TileLocator } = {
+  const appDeps: AppDeps = {
     ...ports,
     // One locator for the tile routes and the fast path, so both share its decoded directories.
     tiles: createTileLocator({ store: ports.store }),
