@@ -68,14 +68,23 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
+/** A run of a one-row bench script: its directories, frames, and what to stop at the end. */
+export interface RowRun {
+  readonly runDir: string;
+  readonly logDir: string;
+  readonly frames: Frame[];
+  /** Stoppers of what the script started; `close` runs them last-first. */
+  readonly stops: Array<() => Promise<void>>;
+  /** Stops everything started (errors ignored) and removes the run directory. */
+  close(): Promise<void>;
+}
+
 /**
- * The setup the one-row bench scripts share (`idle-cpu.ts`, `pipeline-cost.ts`): a fresh run
- * directory with `logs/`, and the 10 frames at zoom 7 they publish (rendered once, cached in
- * `.tmp/bench`).
+ * The setup and teardown the one-row bench scripts share (`idle-cpu.ts`, `pipeline-cost.ts`):
+ * a fresh run directory with `logs/`, and the 10 frames at zoom 7 they publish (rendered once,
+ * cached in `.tmp/bench`).
  */
-export async function startRowRun(
-  prefix: string,
-): Promise<{ runDir: string; logDir: string; frames: Frame[] }> {
+export async function startRowRun(prefix: string): Promise<RowRun> {
   const runDir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
   const logDir = path.join(runDir, 'logs');
   await fs.mkdir(logDir, { recursive: true });
@@ -84,5 +93,15 @@ export async function startRowRun(
     maxZoom: 7,
     cacheDir: path.resolve(__dirname, '../../.tmp/bench'),
   });
-  return { runDir, logDir, frames };
+  const stops: Array<() => Promise<void>> = [];
+  return {
+    runDir,
+    logDir,
+    frames,
+    stops,
+    async close() {
+      for (const stop of stops.reverse()) await stop().catch(() => {});
+      await fs.rm(runDir, { recursive: true, force: true });
+    },
+  };
 }

@@ -31,8 +31,8 @@ async function main(): Promise<void> {
   });
   const seconds = Number(values.seconds);
   const timestamps = Number(values.timestamps);
-  const { runDir, logDir, frames } = await startRowRun('radar-idle-');
-  const stops: Array<() => Promise<void>> = [];
+  const run = await startRowRun('radar-idle-');
+  const { runDir, logDir, frames, stops } = run;
   try {
     const { s3server, ingest, metas } = await startPublishedBackend(runDir, logDir, frames, stops);
     await ingest.stop();
@@ -62,8 +62,7 @@ async function main(): Promise<void> {
       `idle replica, ${timestamps} timestamps, ${seconds} s: ${ticks} ticks = ${cores.toFixed(4)} cores\n`,
     );
   } finally {
-    for (const stop of stops.reverse()) await stop().catch(() => {});
-    await fsp.rm(runDir, { recursive: true, force: true });
+    await run.close();
   }
 }
 

@@ -44,8 +44,8 @@ async function main(): Promise<void> {
       .filter(Boolean)
       .map((kv) => kv.split('=') as [string, string]),
   );
-  const { runDir, logDir, frames } = await startRowRun('radar-pipe-');
-  const stops: Array<() => Promise<void>> = [];
+  const run = await startRowRun('radar-pipe-');
+  const { runDir, logDir, frames, stops } = run;
   const gen = await startLoadGenerator();
   stops.push(() => gen.stop());
   try {
@@ -105,8 +105,7 @@ async function main(): Promise<void> {
       process.stdout.write(`${key.padEnd(50)} min ${Math.min(...list)}  all ${list.join(' ')}\n`);
     }
   } finally {
-    for (const stop of stops.reverse()) await stop().catch(() => {});
-    await fsp.rm(runDir, { recursive: true, force: true });
+    await run.close();
   }
 }
 
