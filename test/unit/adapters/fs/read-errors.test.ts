@@ -49,7 +49,6 @@ it('a directory where a file should be (EISDIR) is io-error, with the errno kept
 });
 
 it('an unreadable file (chmod 000, EACCES) is access-denied', async () => {
-  await fs.chmod(dir, 0o755);
   await fs.writeFile(path.join(dir, NAME), 'x');
   await fs.chmod(path.join(dir, NAME), 0o000);
   const adapter = path.resolve(__dirname, '../../../../src/adapters/fs/archive-store');
@@ -62,11 +61,17 @@ createFsArchiveSource(${JSON.stringify(dir)}).readHead(${JSON.stringify(NAME)}, 
   (e: any) => console.log(JSON.stringify({ name: e.name, reason: e.reason, code: e.cause?.code })),
 );`,
   );
-  await fs.chmod(probe, 0o644);
-  // root ignores file modes, so as root the read runs in a child as `nobody` (uid 65534).
-  const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-  const child = spawnSync(process.execPath, ['--import', 'tsx', probe], {
-    ...asNobody,
+  // root ignores file modes through CAP_DAC_OVERRIDE / CAP_DAC_READ_SEARCH, so as root the
+  // read runs in a child without those two capabilities (util-linux `setpriv`). It stays uid 0,
+  // so it can still read the repository wherever it is checked out (a `nobody` child could not
+  // reach a clone under a 0700 directory such as `mktemp -d`).
+  const node = [process.execPath, '--import', 'tsx', probe];
+  const dropDac = ['--bounding-set=-dac_override,-dac_read_search'];
+  const [command, ...args] =
+    process.getuid?.() === 0
+      ? ['setpriv', ...dropDac, '--inh-caps=-dac_override,-dac_read_search', ...node]
+      : node;
+  const child = spawnSync(command!, args, {
     cwd: path.resolve(__dirname, '../../../..'),
     encoding: 'utf8',
     timeout: 30_000,
