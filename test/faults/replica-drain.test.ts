@@ -5,6 +5,7 @@
  * accepting, an in-flight download started before the signal finishes completely (a slow
  * client reading a 10 MB archive), and the process exits 0 within RADAR_DRAIN_S.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import http from 'node:http';
 import net from 'node:net';
 import { bigArchive as buildBigArchive } from '../fixtures/archives';
@@ -106,8 +107,8 @@ function slowDownload(
     bytes: number;
     doneAt: number;
     connection: string | undefined;
-    /** When the connection that carried it closed (undefined while open). */
-    closedAt: () => number | undefined;
+    /** When the connection that carried it closed (resolves once the client sees the close). */
+    closed: Promise<number>;
   }>((resolve, reject) => {
     const req = http.get(
       {
@@ -119,8 +120,7 @@ function slowDownload(
       },
       (res) => {
         res.pause();
-        let closedAt: number | undefined;
-        res.socket.once('close', () => (closedAt = Date.now()));
+        const closed = new Promise<number>((r) => res.socket.once('close', () => r(Date.now())));
         begun();
         let bytes = 0;
         res.on('data', (c: Buffer) => (bytes += c.length));
@@ -130,7 +130,7 @@ function slowDownload(
             bytes,
             doneAt: Date.now(),
             connection: res.headers.connection,
-            closedAt: () => closedAt,
+            closed,
           }),
         );
         res.on('error', reject);
@@ -259,7 +259,12 @@ it('a draining replica closes keep-alive connections once their in-flight respon
     const got = await download.done;
     const exitAt = await exited;
     const code = extra.process.child.exitCode;
-    const closedAt = got.closedAt();
+    // The child's exit and the socket's FIN reach this process in either order: wait (bounded)
+    // for the close to be seen instead of reading it at the exit.
+    const closedAt = await Promise.race([
+      got.closed,
+      sleep(2000, undefined, { ref: false }),
+    ]);
 
     await reportFault('replica-sigterm-keepalive', {
       drainS: DRAIN_S,
