@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { freePort } from '../../../tools/stack/free-port';
 
@@ -10,4 +11,17 @@ it('never hands out the same port twice in a row, and each one can be bound', as
     server.listen(ports[ports.length - 1], '127.0.0.1', resolve),
   );
   await new Promise((resolve) => server.close(resolve));
+});
+
+it('in a test worker, hands out ports of its own block below the ephemeral range (the kernel ones where that range leaves no room)', async () => {
+  const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/);
+  const worker = Number(process.env.JEST_WORKER_ID);
+  const first = 12_000 + (worker - 1) * 2_000;
+  const port = await freePort();
+  if (first + 2_000 <= Number(low)) {
+    expect(port).toBeGreaterThanOrEqual(first);
+    expect(port).toBeLessThan(first + 2_000);
+  } else {
+    expect(port).toBeGreaterThanOrEqual(Number(low));
+  }
 });
