@@ -175,7 +175,8 @@ it('SIGTERM to one replica under load: no failed request, readiness first, in-fl
       const open = await accepts(victim.port);
       const ready = await readyz(victim.adminPort);
       const now = Date.now();
-      if (ready === 503 && notReadyAt === undefined) notReadyAt = now;
+      // No answer (0) counts as not ready too: a probe that times out fails.
+      if (ready !== 200 && notReadyAt === undefined) notReadyAt = now;
       if (!open && refusedAt === undefined) {
         refusedAt = now;
         readyWhenRefused = ready;
@@ -225,7 +226,9 @@ it('SIGTERM to one replica under load: no failed request, readiness first, in-fl
   expect(got.status).toBe(200);
   expect(got.bytes).toBe(bigArchive.length);
   expect(got.doneAt).toBeGreaterThan(termAt);
-  expect(exitAt).toBeGreaterThanOrEqual(got.doneAt);
+  // Every byte arrived, so the replica wrote the whole body before exiting. (Its exit and the
+  // client's last read reach this process in either order: the tail may still sit in loopback
+  // buffers when the replica exits, so the two times are not compared.)
   expect(code).toBe(0);
   expect(exitAt - termAt).toBeLessThanOrEqual(DRAIN_S * 1000 + 3000);
 });
@@ -261,10 +264,7 @@ it('a draining replica closes keep-alive connections once their in-flight respon
     const code = extra.process.child.exitCode;
     // The child's exit and the socket's FIN reach this process in either order: wait (bounded)
     // for the close to be seen instead of reading it at the exit.
-    const closedAt = await Promise.race([
-      got.closed,
-      sleep(2000, undefined, { ref: false }),
-    ]);
+    const closedAt = await Promise.race([got.closed, sleep(2000, undefined, { ref: false })]);
 
     await reportFault('replica-sigterm-keepalive', {
       drainS: DRAIN_S,
