@@ -13,13 +13,19 @@ import { recordingFetch } from '../../harness/recording-fetch';
 import { reportFigure } from '../../harness/wait';
 
 const TS = '202611221400';
+const SHORT_WINDOW_S = 2;
 const limited = { apiKey: KEYS.limited, appId: APPS.web }; // 3 requests per window
-let shortWindow: ViewerApi; // 1 s windows
+let shortWindow: ViewerApi; // 2 s windows: four sequential requests fit in one even on a loaded machine
 let longWindow: ViewerApi; // 60 s windows
+
+/** Waits until the limited key's short window has certainly ended. */
+function freshShortWindow(): Promise<void> {
+  return new Promise((r) => setTimeout(r, SHORT_WINDOW_S * 1000 + 100));
+}
 
 beforeAll(async () => {
   [shortWindow, longWindow] = await Promise.all([
-    startViewerApi({ windowS: 1 }),
+    startViewerApi({ windowS: SHORT_WINDOW_S }),
     startViewerApi({ windowS: 60 }),
   ]);
   for (const api of [shortWindow, longWindow]) {
@@ -53,7 +59,7 @@ it('exposes the quota of the last response and tells listeners', async () => {
   expect(transport.rateLimit()!.resetAtMs).toBeGreaterThan(Date.now());
 });
 
-it('waits out a 429 for Retry-After and then succeeds (real 1 s window)', async () => {
+it('waits out a 429 for Retry-After and then succeeds (real 2 s window)', async () => {
   const recorder = recordingFetch();
   const transport = createRadarTransport({
     baseUrl: shortWindow.baseUrl,
@@ -77,7 +83,7 @@ it('waits out a 429 for Retry-After and then succeeds (real 1 s window)', async 
 });
 
 it('holds concurrent requests after a 429 instead of letting each collect its own', async () => {
-  await new Promise((r) => setTimeout(r, 1100)); // a fresh window for the limited key
+  await freshShortWindow();
   const recorder = recordingFetch();
   const transport = createRadarTransport({
     baseUrl: shortWindow.baseUrl,
@@ -94,7 +100,11 @@ it('holds concurrent requests after a 429 instead of letting each collect its ow
     });
   });
   const first = transport.get('/status.json');
-  await held;
+  // Bounded: if the window rolled over, no 429 comes and the test says so instead of hanging.
+  const timedOut = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error('no 429 within the window')), 10_000).unref(),
+  );
+  await Promise.race([held, timedOut]);
   const responses = await Promise.all([
     first,
     transport.get('/status.json'),
@@ -136,7 +146,7 @@ it('gives up at once when the service asks for a longer wait than maxWaitMs, wit
 });
 
 it('maxRetries 0 reports the first 429', async () => {
-  await new Promise((r) => setTimeout(r, 1100));
+  await freshShortWindow();
   const transport = createRadarTransport({
     baseUrl: shortWindow.baseUrl,
     credentials: limited,
@@ -147,7 +157,7 @@ it('maxRetries 0 reports the first 429', async () => {
 });
 
 it('an abort signal ends a wait for the rate limit', async () => {
-  await new Promise((r) => setTimeout(r, 1100));
+  await freshShortWindow();
   const transport = createRadarTransport({ baseUrl: shortWindow.baseUrl, credentials: limited });
   for (let i = 0; i < 3; i++) await transport.get('/status.json');
   const controller = new AbortController();
