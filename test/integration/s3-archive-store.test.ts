@@ -203,7 +203,10 @@ describe('S3 archive store: failing store', () => {
   let proxy: FaultProxy;
   let faultyClient: S3Client;
   let faulty: S3ArchiveStore;
-  const timeoutMs = 400;
+  // Wide enough apart that an event-loop stall on a loaded machine cannot blur "answered by the
+  // breaker" (fast) and "waited out the timeout", nor let the breaker cool down mid-test.
+  const timeoutMs = 1000;
+  const cooldownMs = 2000;
 
   beforeAll(async () => {
     proxy = await startFaultProxy(s3.endpoint);
@@ -215,7 +218,7 @@ describe('S3 archive store: failing store', () => {
       timeoutMs,
       logger: createSilentLogger(),
       breakerThreshold: 3,
-      breakerCooldownMs: 600,
+      breakerCooldownMs: cooldownMs,
     });
   });
 
@@ -261,7 +264,7 @@ describe('S3 archive store: failing store', () => {
     expect((fast.error as StoreUnavailableError).alreadyReported).toBe(true);
 
     proxy.setMode('pass');
-    await new Promise((r) => setTimeout(r, 650)); // cool-down: one trial goes through
+    await new Promise((r) => setTimeout(r, cooldownMs + 50)); // cool-down: one trial goes through
     const bytes = await readAll(await faulty.openRange(meta, { offset: 10, length: 100 }, never));
     expect(bytes.equals(archive.subarray(10, 110))).toBe(true);
     expect(faulty.breakerOpen()).toBe(false);
