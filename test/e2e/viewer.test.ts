@@ -10,14 +10,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PNG } from 'pngjs';
 import type { Page } from 'playwright-core';
-import { paletteRgba } from '../../src/sim/palette';
 import { buildViewer } from '../../tools/build-viewer';
 import { launchChromium, type Chromium } from '../harness/browser';
 import { publishRadarFrames, startViewerApi, type ViewerApi } from '../harness/browser-api';
 import { APPS, KEYS } from '../harness/embedded-api';
 import { request } from '../harness/http-client';
+import { countPalettePixels, decodePng } from '../harness/palette-pixels';
 
 const FRAMES = 8;
 
@@ -65,36 +64,6 @@ function mapIdle(): Promise<void> {
         else map.once('idle', () => resolve());
       }),
   );
-}
-
-/** Counts pixels of each palette colour inside and outside a box of a PNG screenshot. */
-function palettePixels(
-  png: PNG,
-  box: { left: number; top: number; right: number; bottom: number },
-) {
-  // Every RGB within 2 per channel of a palette colour (rounding in the GL pipeline) -> its index.
-  const lookup = new Map<number, number>();
-  paletteRgba()
-    .slice(1)
-    .forEach(([r, g, b], index) => {
-      for (let dr = -2; dr <= 2; dr++)
-        for (let dg = -2; dg <= 2; dg++)
-          for (let db = -2; db <= 2; db++)
-            lookup.set(((r + dr) << 16) | ((g + dg) << 8) | (b + db), index);
-    });
-  const inside = new Map<number, number>();
-  let outside = 0;
-  for (let y = 0; y < png.height; y++) {
-    for (let x = 0; x < png.width; x++) {
-      const i = (y * png.width + x) * 4;
-      const match = lookup.get((png.data[i]! << 16) | (png.data[i + 1]! << 8) | png.data[i + 2]!);
-      if (match === undefined) continue;
-      if (x >= box.left && x <= box.right && y >= box.top && y <= box.bottom)
-        inside.set(match, (inside.get(match) ?? 0) + 1);
-      else outside++;
-    }
-  }
-  return { inside, total: [...inside.values()].reduce((a, b) => a + b, 0), outside };
 }
 
 it('serves the page and its assets without credentials', async () => {
@@ -160,12 +129,13 @@ it('shows palette-coloured radar over CONUS with the demo credentials pre-filled
       bottom: Math.ceil(se.y),
     };
   });
-  const png = PNG.sync.read(await page.locator('#map').screenshot());
+  const png = decodePng(await page.locator('#map').screenshot());
   await hide.evaluate((style) => (style as Element).remove());
-  const pixels = palettePixels(png, box);
-  expect(pixels.total).toBeGreaterThan(5_000);
-  expect(pixels.inside.size).toBeGreaterThanOrEqual(5); // several reflectivity bands, not one flat colour
-  expect(pixels.outside).toBeLessThan(pixels.total / 100);
+  const pixels = countPalettePixels(png, [box]);
+  const outside = pixels.total - pixels.inBoxes;
+  expect(pixels.inBoxes).toBeGreaterThan(5_000);
+  expect(pixels.coloursInBoxes).toBeGreaterThanOrEqual(5); // several reflectivity bands, not one flat colour
+  expect(outside).toBeLessThan(pixels.inBoxes / 100);
 });
 
 it('play advances through the frames', async () => {

@@ -28,12 +28,16 @@ function paletteLookup(): Map<number, number> {
   return lookup;
 }
 
-/** Palette pixels of `png`: total, how many fall in any of `boxes`, distinct colours seen. */
+/**
+ * Palette pixels of `png`: total, how many fall in any of `boxes`, distinct colours seen
+ * anywhere and inside the boxes.
+ */
 export function countPalettePixels(png: PNG, boxes: readonly PixelBox[] = []) {
   const colours = paletteLookup();
   let total = 0;
   let inBoxes = 0;
   const seen = new Set<number>();
+  const seenInBoxes = new Set<number>();
   for (let y = 0; y < png.height; y++) {
     for (let x = 0; x < png.width; x++) {
       const i = (y * png.width + x) * 4;
@@ -41,10 +45,13 @@ export function countPalettePixels(png: PNG, boxes: readonly PixelBox[] = []) {
       if (match === undefined) continue;
       total++;
       seen.add(match);
-      if (boxes.some((b) => x >= b.left && x <= b.right && y >= b.top && y <= b.bottom)) inBoxes++;
+      if (boxes.some((b) => x >= b.left && x <= b.right && y >= b.top && y <= b.bottom)) {
+        inBoxes++;
+        seenInBoxes.add(match);
+      }
     }
   }
-  return { total, inBoxes, colours: seen.size };
+  return { total, inBoxes, colours: seen.size, coloursInBoxes: seenInBoxes.size };
 }
 
 export function decodePng(bytes: Buffer): PNG {
