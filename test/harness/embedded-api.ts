@@ -158,3 +158,15 @@ export async function startEmbeddedApi(options: EmbeddedApiOptions = {}): Promis
     },
   };
 }
+
+/** An embedded API that already lists one archive: the usual start of an HTTP test file. */
+export async function startEmbeddedApiWith(
+  timestamp: string,
+  bytes: Buffer,
+  options: EmbeddedApiOptions = {},
+): Promise<EmbeddedApi> {
+  const api = await startEmbeddedApi(options);
+  await api.publish(timestamp, bytes);
+  await api.waitForListed(timestamp);
+  return api;
+}

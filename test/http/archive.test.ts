@@ -1,5 +1,5 @@
 /** `/tiles/{timestamp}.pmtiles` over a real socket: 400/404, ranges, conditionals, HEAD. */
-import { auth, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
+import { auth, startEmbeddedApiWith, type EmbeddedApi } from '../harness/embedded-api';
 import { request } from '../harness/http-client';
 import { buildArchive } from '../fixtures/archives';
 
@@ -10,9 +10,7 @@ const path = `/tiles/${TS}.pmtiles`;
 let api: EmbeddedApi;
 
 beforeAll(async () => {
-  api = await startEmbeddedApi();
-  await api.publish(TS, archive);
-  await api.waitForListed(TS);
+  api = await startEmbeddedApiWith(TS, archive);
 });
 afterAll(() => api.stop());
 

@@ -1,5 +1,5 @@
 /** 401 vs 403 matrix and the order of checks, over a real socket. */
-import { APPS, auth, KEYS, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
+import { APPS, auth, KEYS, startEmbeddedApiWith, type EmbeddedApi } from '../harness/embedded-api';
 import { request } from '../harness/http-client';
 import { buildArchive } from '../fixtures/archives';
 
@@ -7,9 +7,7 @@ const TS = '202611221400';
 let api: EmbeddedApi;
 
 beforeAll(async () => {
-  api = await startEmbeddedApi();
-  await api.publish(TS, buildArchive(TS));
-  await api.waitForListed(TS);
+  api = await startEmbeddedApiWith(TS, buildArchive(TS));
 });
 afterAll(() => api.stop());
 

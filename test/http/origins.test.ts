@@ -6,7 +6,12 @@
 import { writeKeyFile } from '../../src/adapters/fs/key-file';
 import { hashApiKey, type KeyRegistryData } from '../../src/domain/key-registry';
 import { buildArchive } from '../fixtures/archives';
-import { APPS, registryData, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
+import {
+  APPS,
+  registryData,
+  startEmbeddedApiWith,
+  type EmbeddedApi,
+} from '../harness/embedded-api';
 import { request, type RawResponse } from '../harness/http-client';
 import { reportFigure, waitFor } from '../harness/wait';
 
@@ -50,9 +55,7 @@ async function reconfigure(
 }
 
 beforeAll(async () => {
-  api = await startEmbeddedApi();
-  await api.publish(TS, buildArchive(TS, 2));
-  await api.waitForListed(TS);
+  api = await startEmbeddedApiWith(TS, buildArchive(TS, 2));
   await reconfigure(
     registry(['https://maps.example.com', 'https://*.acme.org']),
     { Origin: 'https://evil.example' },

@@ -3,7 +3,7 @@
  * clients use it) reads the header and tiles of a published archive through the server.
  */
 import { FetchSource, PMTiles } from 'pmtiles';
-import { auth, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
+import { auth, startEmbeddedApiWith, type EmbeddedApi } from '../harness/embedded-api';
 import { archiveOf, pyramid } from '../fixtures/archives';
 
 const TS = '202611221400';
@@ -13,9 +13,7 @@ const archive = archiveOf(tiles, 7, { timestamp: TS, units: 'dBZ' });
 let api: EmbeddedApi;
 
 beforeAll(async () => {
-  api = await startEmbeddedApi();
-  await api.publish(TS, archive);
-  await api.waitForListed(TS);
+  api = await startEmbeddedApiWith(TS, archive);
 });
 afterAll(() => api.stop());
 

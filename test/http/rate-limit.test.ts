@@ -1,14 +1,12 @@
 /** Rate limiting over a real socket: headers on every counted response, 429 + Retry-After. */
-import { auth, KEYS, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
+import { auth, KEYS, startEmbeddedApiWith, type EmbeddedApi } from '../harness/embedded-api';
 import { request } from '../harness/http-client';
 import { buildArchive } from '../fixtures/archives';
 
 const TS = '202611221400';
 let api: EmbeddedApi;
 beforeAll(async () => {
-  api = await startEmbeddedApi();
-  await api.publish(TS, buildArchive(TS, 1));
-  await api.waitForListed(TS);
+  api = await startEmbeddedApiWith(TS, buildArchive(TS, 1));
 });
 afterAll(() => api.stop());
 

@@ -8,7 +8,7 @@ import { RadarApiError } from '../../../src/client/errors';
 import { createRadarClient } from '../../../src/client/radar-client';
 import { createRadarTransport } from '../../../src/client/transport';
 import { archiveOf, pyramid, tileBytes } from '../../fixtures/archives';
-import { APPS, KEYS, startEmbeddedApi, type EmbeddedApi } from '../../harness/embedded-api';
+import { APPS, KEYS, startEmbeddedApiWith, type EmbeddedApi } from '../../harness/embedded-api';
 import { recordingFetch } from '../../harness/recording-fetch';
 
 const TS = '202611221400';
@@ -19,9 +19,7 @@ const credentials = { apiKey: KEYS.good, appId: APPS.web };
 let api: EmbeddedApi;
 
 beforeAll(async () => {
-  api = await startEmbeddedApi();
-  await api.publish(TS, archive);
-  await api.waitForListed(TS);
+  api = await startEmbeddedApiWith(TS, archive);
 });
 afterAll(() => api.stop());
 

@@ -4,7 +4,7 @@ import { createRadarClient } from '../../../src/client/radar-client';
 import type { RadarStatus } from '../../../src/client/status';
 import { watchStatus } from '../../../src/client/status-watcher';
 import { buildArchive } from '../../fixtures/archives';
-import { APPS, KEYS, startEmbeddedApi, type EmbeddedApi } from '../../harness/embedded-api';
+import { APPS, KEYS, startEmbeddedApiWith, type EmbeddedApi } from '../../harness/embedded-api';
 import { recordingFetch } from '../../harness/recording-fetch';
 import { waitFor } from '../../harness/wait';
 
@@ -13,9 +13,7 @@ const B = '202611221400';
 let api: EmbeddedApi;
 
 beforeAll(async () => {
-  api = await startEmbeddedApi();
-  await api.publish(A, buildArchive(A, 1));
-  await api.waitForListed(A);
+  api = await startEmbeddedApiWith(A, buildArchive(A, 1));
 });
 afterAll(() => api.stop());
 
