@@ -10,6 +10,8 @@
  *   new version under its new ETag) - never bytes of one version under the other's ETag;
  * - the mismatches are counted by reason, not as store errors.
  */
+// The store's breaker defaults: the replicas here run with them.
+import { DEFAULT_BREAKER_THRESHOLD as BREAKER_THRESHOLD } from '../../src/adapters/s3/archive-store';
 import { buildArchive } from '../fixtures/archives';
 import { edgeRequest } from '../harness/edge-stack';
 import {
@@ -24,8 +26,6 @@ import { waitFor } from '../harness/wait';
 
 jest.setTimeout(120_000);
 
-/** Breaker default (src/adapters/s3/archive-store.ts): 5 consecutive failures open it. */
-const BREAKER_THRESHOLD = 5;
 /** Past the warmed header block (the first 64 KiB), so every read goes to the store. */
 const PROBE_RANGES = ['bytes=70000-70999', 'bytes=90000-90499', 'bytes=120000-121023'];
 const WATCH_MS = 15_000;

@@ -10,6 +10,11 @@
  * The replicas run with RADAR_CACHE_MB=0: the hot block cache would answer the warmed header
  * windows from memory and hide the store path this test is about.
  */
+// The store's breaker defaults: the replicas here run with them.
+import {
+  DEFAULT_BREAKER_COOLDOWN_MS as BREAKER_COOLDOWN_MS,
+  DEFAULT_BREAKER_THRESHOLD as BREAKER_THRESHOLD,
+} from '../../src/adapters/s3/archive-store';
 import type { FaultMode } from '../harness/s3-server';
 import { edgeRequest, type SpawnedReplica } from '../harness/edge-stack';
 import {
@@ -40,9 +45,6 @@ const S3_TIMEOUT_MS = Number(FAULT_REPLICA_ENV.RADAR_S3_TIMEOUT_MS);
 const LATENCY_MARGIN_MS = 2000;
 /** A 503 answered faster than this did not wait on the store: the breaker refused it. */
 const FAST_MS = 150;
-/** Breaker defaults (src/adapters/s3/archive-store.ts): 5 failures open it, 5 s cool-down. */
-const BREAKER_THRESHOLD = 5;
-const BREAKER_COOLDOWN_MS = 5000;
 const UNHEALTHY_BOUND_MS = 30_000;
 const RECOVERY_BOUND_MS = 30_000;
 

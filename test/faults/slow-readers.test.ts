@@ -20,6 +20,8 @@
  */
 import net from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+// The store's breaker defaults: the replicas here run with them.
+import { DEFAULT_BREAKER_THRESHOLD as BREAKER_THRESHOLD } from '../../src/adapters/s3/archive-store';
 import { hashApiKey } from '../../src/domain/key-registry';
 import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import { archiveKey } from '../../src/adapters/redis/keys';
@@ -47,8 +49,6 @@ const PER_KEY = 128; // the shipped defaults (src/config.ts), set explicitly
 const PER_CLIENT = 32;
 /** The shipped first-byte limit (the other fault scenarios use 1 s). */
 const S3_TIMEOUT_MS = 2000;
-/** Breaker default (src/adapters/s3/archive-store.ts): 5 consecutive failures open it. */
-const BREAKER_THRESHOLD = 5;
 /** Key A: over its share, from addresses each within theirs. */
 const KEY_A_CLIENTS = 144;
 const KEY_A_ADDRESSES = 8;

@@ -84,14 +84,19 @@ export interface S3ArchiveStoreOptions {
   readonly presignExpirySeconds?: number;
 }
 
+/** Consecutive store failures that open the breaker, unless the options say otherwise. */
+export const DEFAULT_BREAKER_THRESHOLD = 5;
+/** How long an open breaker refuses reads before one trial, unless the options say otherwise. */
+export const DEFAULT_BREAKER_COOLDOWN_MS = 5_000;
+
 /** Creates the store. The client's agent is destroyed by `close()`. */
 export function createS3ArchiveStore(options: S3ArchiveStoreOptions): S3ArchiveStore {
   const { client, bucket, prefix, timeoutMs, logger } = options;
   const bodyIdleTimeoutMs = options.bodyIdleTimeoutMs ?? 30_000;
   const socketWaitMs = options.socketWaitMs ?? 5_000;
   const breaker = createCircuitBreaker({
-    threshold: options.breakerThreshold ?? 5,
-    cooldownMs: options.breakerCooldownMs ?? 5_000,
+    threshold: options.breakerThreshold ?? DEFAULT_BREAKER_THRESHOLD,
+    cooldownMs: options.breakerCooldownMs ?? DEFAULT_BREAKER_COOLDOWN_MS,
   });
   const urls = createPresignedUrls({
     minio: client.minio,
