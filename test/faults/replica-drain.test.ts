@@ -5,7 +5,6 @@
  * accepting, an in-flight download started before the signal finishes completely (a slow
  * client reading a 10 MB archive), and the process exits 0 within RADAR_DRAIN_S.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import http from 'node:http';
 import net from 'node:net';
 import { bigArchive as buildBigArchive } from '../fixtures/archives';
@@ -21,7 +20,7 @@ import {
   type FaultStack,
 } from '../harness/fault-stack';
 import { isServed, startMapClientLoad, summarizeLoad } from '../harness/map-client-load';
-import { waitFor } from '../harness/wait';
+import { settleWithin, waitFor } from '../harness/wait';
 import { recentTimestamps } from '../harness/timestamps';
 
 jest.setTimeout(60_000);
@@ -264,7 +263,7 @@ it('a draining replica closes keep-alive connections once their in-flight respon
     const code = extra.process.child.exitCode;
     // The child's exit and the socket's FIN reach this process in either order: wait (bounded)
     // for the close to be seen instead of reading it at the exit.
-    const closedAt = await Promise.race([got.closed, sleep(2000, undefined, { ref: false })]);
+    const closedAt = await settleWithin(got.closed, 2000, () => undefined);
 
     await reportFault('replica-sigterm-keepalive', {
       drainS: DRAIN_S,

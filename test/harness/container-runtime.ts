@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { settleWithin } from './wait';
 
 export type TestBackend = 'container' | 'local';
 
@@ -62,16 +63,9 @@ async function probe(timeoutMs: number): Promise<BackendChoice> {
   let reason: string;
   try {
     const mod = await import('testcontainers');
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    await settleWithin(mod.getContainerRuntimeClient(), timeoutMs, () => {
+      throw new Error(`no answer within ${timeoutMs} ms`);
     });
-    expired.catch(() => undefined);
-    try {
-      await Promise.race([mod.getContainerRuntimeClient(), expired]);
-    } finally {
-      clearTimeout(timer);
-    }
     testcontainers = mod;
     return { backend: 'container', reason: `container runtime at ${hint}` };
   } catch (err) {

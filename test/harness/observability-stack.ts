@@ -22,7 +22,7 @@ import type { LocalNginx } from '../../tools/stack/local-nginx';
 import { buildArchive } from '../fixtures/archives';
 import { startEdge } from './edge-stack';
 import { startRedis, type RedisServer } from './redis-server';
-import { waitFor } from './wait';
+import { settleWithin, waitFor } from './wait';
 import { API_ENTRY, freePort, spawnNode, type SpawnedProcess } from './spawned-api';
 import {
   renderAlertmanagerConfig,
@@ -346,10 +346,7 @@ export async function startObservabilityStack(
         .putObject(bucket, `${timestamp}.pmtiles`, bytes, bytes.length)
         .then(() => true)
         .catch(() => false);
-      const timeout = new Promise<boolean>((resolve) =>
-        setTimeout(() => resolve(false), 5000).unref(),
-      );
-      return Promise.race([put, timeout]);
+      return settleWithin(put, 5000, () => false);
     };
     await options.beforeMonitoring?.(nginx.url, upload);
 

@@ -20,6 +20,33 @@ export async function waitFor(
   }
 }
 
+/**
+ * `promise`'s outcome, or `onTimeout()`'s (its value, or what it throws) if `promise` has not
+ * settled within `ms`. The timer is cleared as soon as either happens, so it never keeps the
+ * test process alive.
+ */
+export async function settleWithin<T, F>(
+  promise: Promise<T>,
+  ms: number,
+  onTimeout: () => F,
+): Promise<T | F> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<F>((resolve, reject) => {
+    timer = setTimeout(() => {
+      try {
+        resolve(onTimeout());
+      } catch (err) {
+        reject(err);
+      }
+    }, ms);
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Prints a measured figure (`[figure] what: 12 ms`) for the test report. */
 export function reportFigure(what: string, value: number, unit = 'ms'): void {
   console.info(`[figure] ${what}: ${Math.round(value * 10) / 10} ${unit}`);

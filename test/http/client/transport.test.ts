@@ -10,7 +10,7 @@ import { buildArchive } from '../../fixtures/archives';
 import { APPS, KEYS } from '../../harness/embedded-api';
 import { startViewerApi, type ViewerApi } from '../../harness/browser-api';
 import { recordingFetch } from '../../harness/recording-fetch';
-import { reportFigure } from '../../harness/wait';
+import { reportFigure, settleWithin } from '../../harness/wait';
 
 const TS = '202611221400';
 const SHORT_WINDOW_S = 2;
@@ -101,10 +101,9 @@ it('holds concurrent requests after a 429 instead of letting each collect its ow
   });
   const first = transport.get('/status.json');
   // Bounded: if the window rolled over, no 429 comes and the test says so instead of hanging.
-  const timedOut = new Promise<never>((_, reject) =>
-    setTimeout(() => reject(new Error('no 429 within the window')), 10_000).unref(),
-  );
-  await Promise.race([held, timedOut]);
+  await settleWithin(held, 10_000, () => {
+    throw new Error('no 429 within the window');
+  });
   const responses = await Promise.all([
     first,
     transport.get('/status.json'),
