@@ -16,8 +16,12 @@ import net from 'node:net';
 const RECENT_LIMIT = 4096;
 const recent = new Set<number>();
 
-/** Worker blocks: [BLOCK_BASE + (id-1)*BLOCK_SIZE, +BLOCK_SIZE), below the ephemeral range. */
-const BLOCK_BASE = 12_000;
+/**
+ * Worker blocks: [BLOCK_BASE + (id-1)*BLOCK_SIZE, +BLOCK_SIZE), below the ephemeral range.
+ * `RADAR_TEST_PORT_BASE` moves them, so two test runs on one machine (two checkouts) never
+ * share a block.
+ */
+const BLOCK_BASE = Number(process.env['RADAR_TEST_PORT_BASE']) || 12_000;
 const BLOCK_SIZE = 2_000;
 
 /** The first port the kernel hands out on its own (Linux; 32768 by default), or 0 if unknown. */
