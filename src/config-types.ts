@@ -64,6 +64,11 @@ export interface Config {
   /** `['*']` or explicit origins. */
   readonly corsOrigins: readonly string[];
   readonly drainS: number;
+  /**
+   * During a drain, a kept-alive connection idle this long is closed; above the balancer's
+   * upstream idle timeout, so the balancer has let go of it by then.
+   */
+  readonly drainIdleS: number;
   readonly cacheControl: 'private' | 'public';
   /** ioredis command timeout; also bounds how long a request can wait on Redis. */
   readonly redisTimeoutMs: number;
@@ -84,7 +89,12 @@ export interface Config {
   readonly cacheMb: number;
   /** Behind exactly one reverse proxy (nginx): take the client address from X-Forwarded-For. */
   readonly trustProxy: boolean;
-  /** Status, cached archive windows and in-memory tiles answered without Koa (`http/fast-path.ts`). */
-  readonly fastPath: boolean;
+  /**
+   * `RADAR_PUBLIC_URL`: the base URL documents name (TileJSON), whatever the request says;
+   * undefined: the request's own host (see `http/core/public-base-url.ts`).
+   */
+  readonly publicUrl: string | undefined;
+  /** `RADAR_PUBLIC_HOSTS`: forwarded hosts (`X-Forwarded-Host`) that may be named, lower-case. */
+  readonly publicHosts: readonly string[];
   readonly logLevel: string;
 }

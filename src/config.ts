@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { ArchivesBackend, Config } from './config-types';
+import { publicHost } from './shared/public-host';
 import { limitProblem, SIM_LIMITS } from './sim/limits';
 
 export type * from './config-types';
@@ -53,13 +54,15 @@ const schema = z.object({
   RADAR_SIM_MAX_ZOOM: simSetting('maxZoom'),
   RADAR_CORS_ORIGINS: z.string().min(1).default('*'),
   RADAR_DRAIN_S: z.coerce.number().min(0).default(30),
+  RADAR_DRAIN_IDLE_S: z.coerce.number().min(0).default(5),
   RADAR_CACHE_CONTROL: z.enum(['private', 'public']).default('private'),
   RADAR_REDIS_TIMEOUT_MS: positiveInt.default(500),
   RADAR_S3_TIMEOUT_MS: positiveInt.default(2000),
   RADAR_RESYNC_S: positiveInt.default(5),
   RADAR_INGEST_POLL_S: positiveInt.default(5),
   RADAR_TRUST_PROXY: boolFlag.default(false),
-  RADAR_FAST_PATH: boolFlag.default(true),
+  RADAR_PUBLIC_URL: optionalText,
+  RADAR_PUBLIC_HOSTS: z.string().default(''),
   RADAR_CACHE_MB: z.coerce.number().int().min(0).max(65536).default(64),
   RADAR_REQUEST_TIMEOUT_S: positiveInt.default(30),
   RADAR_SEND_TIMEOUT_S: positiveInt.default(30),
@@ -111,6 +114,16 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
   if (corsOrigins.includes('*') && corsOrigins.length > 1) {
     problems.push('RADAR_CORS_ORIGINS: "*" cannot be combined with explicit origins');
   }
+  if (e.RADAR_PUBLIC_URL !== undefined && publicUrlProblem(e.RADAR_PUBLIC_URL) !== undefined) {
+    problems.push(`RADAR_PUBLIC_URL: ${publicUrlProblem(e.RADAR_PUBLIC_URL)}`);
+  }
+  const publicHosts = e.RADAR_PUBLIC_HOSTS.split(',')
+    .map((h) => h.trim())
+    .filter((h) => h !== '');
+  for (const host of publicHosts) {
+    if (publicHost(host) === undefined)
+      problems.push(`RADAR_PUBLIC_HOSTS: "${host}" is not a host[:port] (port 1-65535)`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   const embedded = e.REDIS_URL === undefined && e.S3_ENDPOINT === undefined;
@@ -157,13 +170,15 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     },
     corsOrigins,
     drainS: e.RADAR_DRAIN_S,
+    drainIdleS: e.RADAR_DRAIN_IDLE_S,
     cacheControl: e.RADAR_CACHE_CONTROL,
     redisTimeoutMs: e.RADAR_REDIS_TIMEOUT_MS,
     s3TimeoutMs: e.RADAR_S3_TIMEOUT_MS,
     resyncS: e.RADAR_RESYNC_S,
     ingestPollS: e.RADAR_INGEST_POLL_S,
     trustProxy: e.RADAR_TRUST_PROXY,
-    fastPath: e.RADAR_FAST_PATH,
+    publicUrl: e.RADAR_PUBLIC_URL?.replace(/\/+$/, ''),
+    publicHosts: publicHosts.map((h) => h.toLowerCase()),
     cacheMb: e.RADAR_CACHE_MB,
     requestTimeoutS: e.RADAR_REQUEST_TIMEOUT_S,
     sendTimeoutS: e.RADAR_SEND_TIMEOUT_S,
@@ -171,6 +186,20 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     storeReadsPerClient: e.RADAR_STORE_READS_PER_CLIENT,
     logLevel: e.LOG_LEVEL,
   });
+}
+
+/** Why `value` cannot be the public base URL: an http(s) URL with a host and no query. */
+function publicUrlProblem(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'must be an absolute URL such as https://radar.example.com';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http(s) URL';
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '')
+    return 'must not carry credentials, a query or a fragment';
+  return undefined;
 }
 
 function deepFreeze<T extends object>(value: T): T {

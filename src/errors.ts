@@ -82,6 +82,14 @@ export class RangeNotSatisfiableError extends HttpError {
   }
 }
 
+/** An `Expect` the server cannot meet (anything but `100-continue`, RFC 9110 §10.1.1). */
+export class ExpectationFailedError extends HttpError {
+  readonly status = 417;
+  constructor() {
+    super('Expectation Failed');
+  }
+}
+
 /** The request head exceeded Node's header limit (answered raw, before Koa). */
 export class HeaderFieldsTooLargeError extends HttpError {
   readonly status = 431;
@@ -106,12 +114,14 @@ export class InternalServerError extends HttpError {
 
 export class ServiceUnavailableError extends HttpError {
   readonly status = 503;
-  /** `retryAfterS`: when a retry can succeed, sent as `Retry-After` (whole seconds, >= 1). */
-  constructor(options?: { cause?: unknown; retryAfterS?: number }) {
-    const retryAfter = options?.retryAfterS;
+  /**
+   * `retryAfterS`: when a retry can succeed, sent as `Retry-After` (whole seconds, >= 1).
+   * Required: a 503 always tells the client when to come back.
+   */
+  constructor(options: { cause?: unknown; retryAfterS: number }) {
     super(
       'Service Unavailable',
-      retryAfter === undefined ? {} : { 'Retry-After': String(Math.max(1, Math.ceil(retryAfter))) },
+      { 'Retry-After': String(Math.max(1, Math.ceil(options.retryAfterS))) },
       options,
     );
   }

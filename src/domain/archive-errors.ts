@@ -47,10 +47,16 @@ export class ArchiveReadError extends Error {
  */
 export class StoreUnavailableError extends Error {
   readonly alreadyReported: boolean;
-  constructor(detail: string, options: { cause?: unknown; alreadyReported?: boolean } = {}) {
+  /** Seconds after which a retry can succeed, when the store adapter knows (breaker open). */
+  readonly retryAfterS: number | undefined;
+  constructor(
+    detail: string,
+    options: { cause?: unknown; alreadyReported?: boolean; retryAfterS?: number } = {},
+  ) {
     super(`archive store unavailable: ${detail}`, { cause: options.cause });
     this.name = 'StoreUnavailableError';
     this.alreadyReported = options.alreadyReported ?? false;
+    this.retryAfterS = options.retryAfterS;
   }
 }
 

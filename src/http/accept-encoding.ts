@@ -3,7 +3,7 @@
  * with the highest q-value among those prepared; on a tie the smaller one (br, then gzip,
  * then identity), since the server chooses among equals and browsers list gzip first. A
  * header that refuses everything gets identity (the RFC allows ignoring the field rather than
- * answering 406). Answers are cached per header value: clients send a handful of distinct
+ * answering 406). `x-gzip` counts as `gzip`. Answers are cached per header value: clients send a handful of distinct
  * values, so a request costs one map lookup.
  */
 import type { StatusEncoding } from '../domain/status-document';
@@ -16,8 +16,10 @@ function qualities(header: string): Map<string, number> {
   const q = new Map<string, number>();
   for (const part of header.split(',')) {
     const [rawName, ...params] = part.split(';');
-    const name = rawName?.trim().toLowerCase();
-    if (!name) continue;
+    const lower = rawName?.trim().toLowerCase();
+    if (!lower) continue;
+    // RFC 9110 §8.4.1.3: a recipient should consider "x-gzip" equivalent to "gzip".
+    const name = lower === 'x-gzip' ? 'gzip' : lower;
     let value = 1;
     for (const param of params) {
       const [key, raw] = param.split('=');

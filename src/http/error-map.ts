@@ -24,12 +24,24 @@ import {
 export const OBJECT_RETRY_AFTER_S = 10;
 /** A read refused for the caller's share of store connections, or given up on a busy store: both free up within seconds. */
 export const BUSY_RETRY_AFTER_S = 1;
+/**
+ * A store that failed one read (timeout, refused connection, 5xx): a retry a second later
+ * meets either a store that answers again or the breaker, which says exactly when it will
+ * try the store next.
+ */
+export const STORE_RETRY_AFTER_S = 1;
+/** Any other temporary refusal (a 503 from a framework): every 503 says when to retry. */
+export const DEFAULT_RETRY_AFTER_S = 5;
 
 /** Maps foreign errors (koa, router, http-errors, the stores' own) onto the registry. */
 export function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
   if (err instanceof ArchiveNotFoundError) return new NotFoundError({ cause: err });
-  if (err instanceof StoreUnavailableError) return new ServiceUnavailableError({ cause: err });
+  if (err instanceof StoreUnavailableError)
+    return new ServiceUnavailableError({
+      cause: err,
+      retryAfterS: err.retryAfterS ?? STORE_RETRY_AFTER_S,
+    });
   if (err instanceof ArchiveObjectError)
     return new ServiceUnavailableError({ cause: err, retryAfterS: OBJECT_RETRY_AFTER_S });
   if (err instanceof StoreBusyError)
@@ -44,7 +56,7 @@ export function toHttpError(err: unknown): HttpError {
     case 404:
       return new NotFoundError({ cause: err });
     case 503:
-      return new ServiceUnavailableError({ cause: err });
+      return new ServiceUnavailableError({ cause: err, retryAfterS: DEFAULT_RETRY_AFTER_S });
     default:
       return new InternalServerError({ cause: err });
   }

@@ -8,7 +8,7 @@
  * the kernel and stream buffers are full because the client does not read. One shared sweep
  * per second checks every open response, so a request costs one Map entry, not a timer.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 
 /** The destroy reason of a response cut by the send timeout. */
 export class SendTimeoutError extends Error {
@@ -91,9 +91,4 @@ export function createSendWatchdog(options: SendWatchdogOptions): SendWatchdog {
       watched.clear();
     },
   };
-}
-
-/** The `request` listener that puts every response of a server under `watchdog`. */
-export function watchResponses(watchdog: SendWatchdog) {
-  return (_req: IncomingMessage, res: ServerResponse): void => watchdog.track(res);
 }

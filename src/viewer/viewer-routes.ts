@@ -89,7 +89,7 @@ export function createViewerRoutes(options: ViewerRoutesOptions = {}): Router {
     const stat = await fs.promises.stat(file).catch(() => undefined);
     if (!stat?.isFile()) {
       // No page at all means the bundle was never built: say "unavailable", not "not found".
-      if (name === 'index.html') throw new ServiceUnavailableError();
+      if (name === 'index.html') throw new ServiceUnavailableError({ retryAfterS: 60 });
       throw new NotFoundError();
     }
     ctx.set('Cache-Control', 'no-cache');

@@ -4,8 +4,8 @@
  * this file. Decisions are tallies added at scrape time (one map lookup per request).
  */
 import { Counter, type Registry } from 'prom-client';
-import { AUTH_FAILURE_REASONS, type AuthFailureListener } from '../http/middleware/authenticate';
-import type { RateDecisionListener } from '../http/middleware/rate-limit';
+import { AUTH_FAILURE_REASONS, type AuthFailureListener } from '../http/core/authorise';
+import type { RateDecisionListener } from '../http/core/core';
 import { zeroed } from '../metrics';
 import { createTallies, type Tally } from '../tally';
 

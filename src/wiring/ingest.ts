@@ -95,7 +95,7 @@ export async function buildIngest(
   logger.info({ owner, adminPort, leader: worker.isLeader() }, 'ingest worker running');
   const shutdown = createShutdown({
     logger,
-    servers: [],
+    drains: [],
     lateServers: [admin],
     drainS: 0,
     beginShutdown: () => {

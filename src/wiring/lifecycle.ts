@@ -1,15 +1,17 @@
 /**
- * Graceful shutdown (DESIGN.md §3.1): on SIGTERM/SIGINT readiness fails at once, listeners stop
- * accepting, idle keep-alive sockets close, in-flight responses get up to `drainS` seconds,
- * then background work and clients close (clients last) and the process exits 0.
+ * Graceful shutdown: on SIGTERM/SIGINT readiness fails at once, the public listeners drain
+ * (`http/connection-drain.ts`: no new connections, every request that arrives is answered
+ * with `Connection: close`, idle kept-alive connections closed only once the balancer has let
+ * go of them, up to `drainS` seconds in all), then background work and clients close (clients
+ * last) and the process exits 0.
  */
 import type http from 'node:http';
 import type { Logger } from '../logger';
 
 export interface ShutdownPlan {
   readonly logger: Logger;
-  /** Public listeners to drain. */
-  readonly servers: readonly http.Server[];
+  /** Drains of the public listeners: each resolves once its connections are closed. */
+  readonly drains: ReadonlyArray<(deadlineMs: number) => Promise<void>>;
   /** Listeners closed after the drain (admin), so probes see "not ready" meanwhile. */
   readonly lateServers?: readonly http.Server[];
   readonly drainS: number;
@@ -19,28 +21,16 @@ export interface ShutdownPlan {
   readonly closers: ReadonlyArray<() => Promise<void>>;
 }
 
-/**
- * Stops accepting, then closes each keep-alive connection as soon as its in-flight response
- * is done: responses started from now on say `Connection: close`, and idle sockets are closed
- * as they appear (a proxy keeps reusing a keep-alive socket otherwise, holding the drain open
- * until the deadline). Whatever is still open at `drainMs` is cut.
- */
-function closeServer(server: http.Server, drainMs: number): Promise<void> {
+/** Stops a listener that no balancer uses (admin): idle connections close at once. */
+function closeServer(server: http.Server, deadlineMs: number): Promise<void> {
   return new Promise((resolve) => {
     if (!server.listening) return resolve();
-    // Prepended: the fast path writes its whole response inside the first listener.
-    server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
-      if (!res.headersSent) res.setHeader('Connection', 'close');
-    });
-    const sweeper = setInterval(() => server.closeIdleConnections(), 50);
-    const deadline = setTimeout(() => server.closeAllConnections(), drainMs);
+    const deadline = setTimeout(() => server.closeAllConnections(), deadlineMs);
     deadline.unref();
     server.close(() => {
-      clearInterval(sweeper);
       clearTimeout(deadline);
       resolve();
     });
-    server.closeIdleConnections();
   });
 }
 
@@ -51,7 +41,7 @@ export function createShutdown(plan: ShutdownPlan): () => Promise<void> {
     done ??= (async () => {
       plan.beginShutdown();
       plan.logger.info({ drainS: plan.drainS }, 'shutting down: draining in-flight requests');
-      await Promise.all(plan.servers.map((s) => closeServer(s, plan.drainS * 1000)));
+      await Promise.all(plan.drains.map((drain) => drain(plan.drainS * 1000)));
       for (const close of plan.closers) {
         try {
           await close();

@@ -7,10 +7,14 @@
 import type { Config } from '../config';
 import type { DemoCredentials } from '../embedded/demo-credentials';
 import { createAdminServer } from '../http/admin';
-import { createApp, type AppDeps } from '../http/app';
-import { createFastPath } from '../http/fast-path';
-import { createTileLocator } from '../tiles/tile-locator';
+import { createAnswerWriter, type AnswerWriter } from '../http/answer-writer';
+import { createCore, type Core } from '../http/core/core';
+import { createCorsPolicy } from '../http/core/cors';
+import { createPublicUrlPolicy } from '../http/core/public-base-url';
 import { createHttpServer } from '../http/http-server';
+import { createKoaApp } from '../http/koa-app';
+import { requestRecorder } from '../http/request-recorder';
+import { createTileLocator } from '../tiles/tile-locator';
 import { createLogger } from '../logger';
 import { createRegistry, exposition } from '../metrics';
 import { createGuardMetrics } from './guard-metrics';
@@ -29,6 +33,9 @@ export interface Replica {
   readonly adminPort: number;
   /** The ports the HTTP layer reads (decorated when overrides asked for it). */
   readonly ports: ReplicaPorts;
+  /** The core that decides every API answer, and the writer of answers (in-process tests). */
+  readonly core: Core;
+  readonly writer: AnswerWriter;
   readonly probe: StoreProbe;
   /** Present in embedded mode when the demo key file is in use. */
   readonly demo: DemoCredentials | undefined;
@@ -78,26 +85,44 @@ export async function buildReplica(
   let shuttingDown = false;
   let started = false;
 
-  const appDeps: AppDeps = {
+  const cors = createCorsPolicy(config.corsOrigins);
+  const requestMetrics = createRequestMetrics(registry);
+  const core = createCore({
     ...ports,
-    // One locator for the tile routes and the fast path, so both share its decoded directories.
+    // One locator for the tile and TileJSON answers, so both share its decoded directories.
     tiles: createTileLocator({ store: ports.store }),
     statusDocument: parts.statusDocument,
     logger,
-    corsOrigins: config.corsOrigins,
+    cors,
     cacheControl: config.cacheControl,
+    baseUrl: createPublicUrlPolicy(config),
+    ...createGuardMetrics(registry, { defaultLimit: config.rateLimit }),
+  });
+  requestMetrics.prime(core.routes);
+  const writer = createAnswerWriter({
+    cors,
+    recorder: requestRecorder(logger, requestMetrics),
+    draining: () => shuttingDown,
     trustProxy: config.trustProxy,
-    metrics: createRequestMetrics(registry),
+  });
+  const koa = createKoaApp({
+    core,
+    writer,
+    trustProxy: config.trustProxy,
     extraRoutes: createViewerRoutes({
       ...overrides.viewer,
       demo: overrides.viewer?.demo ?? parts.demo,
     }),
-    ...createGuardMetrics(registry, { defaultLimit: config.rateLimit }),
-  };
-  const server = createHttpServer(createApp(appDeps), {
+  });
+  const publicServer = createHttpServer({
+    core,
+    writer,
+    fallback: koa.callback(),
+    trustProxy: config.trustProxy,
+    inFlight: requestMetrics.inFlight,
     requestTimeoutMs: config.requestTimeoutS * 1000,
     sendTimeoutMs: config.sendTimeoutS * 1000,
-    ...(config.fastPath ? { fastPath: createFastPath(appDeps) } : {}),
+    drainIdleCloseMs: config.drainIdleS * 1000,
   });
 
   const admin = createAdminServer({
@@ -114,7 +139,7 @@ export async function buildReplica(
     metrics: () => exposition(registry),
   });
 
-  const port = await listen(server, config.port, config.host);
+  const port = await listen(publicServer.server, config.port, config.host);
   const adminPort = await listen(admin, config.adminPort, config.adminHost);
   await startAll(parts.components);
   started = true;
@@ -122,7 +147,7 @@ export async function buildReplica(
 
   const shutdown = createShutdown({
     logger,
-    servers: [server],
+    drains: [publicServer.drain],
     lateServers: [admin],
     drainS: config.drainS,
     beginShutdown: () => {
@@ -130,5 +155,5 @@ export async function buildReplica(
     },
     closers: [...stoppers(parts.components), ...parts.connections.map((c) => () => c.stop())],
   });
-  return { port, adminPort, ports, probe: parts.probe, demo: parts.demo, shutdown };
+  return { port, adminPort, ports, core, writer, probe: parts.probe, demo: parts.demo, shutdown };
 }

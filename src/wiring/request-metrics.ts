@@ -4,11 +4,7 @@
  * log reaches them only through `RequestMetrics`, so adding a request metric touches this file.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import {
-  PRIMED_STATUSES,
-  type RequestMetrics,
-  type RequestSeries,
-} from '../http/middleware/request-log';
+import { PRIMED_STATUSES, type RequestMetrics, type RequestSeries } from '../http/request-recorder';
 import { LATENCY_BUCKETS } from '../metrics';
 import { createTallies } from '../tally';
 
@@ -44,12 +40,6 @@ export function createRequestMetrics(registry: Registry): RequestMetrics {
     registers: [registry],
     collect,
   });
-  const fastPath = new Counter({
-    name: 'radar_http_fast_path_responses_total',
-    help: 'Responses answered by the fast path (status, cached archive windows and in-memory z/x/y tiles, without Koa); the rest of radar_http_requests_total went through the Koa app.',
-    registers: [registry],
-    collect,
-  });
   // Per-series handles, so a request costs no label hashing (bounded: route × method × status).
   const series = new Map<string, RequestSeries>();
   return {
@@ -79,6 +69,5 @@ export function createRequestMetrics(registry: Registry): RequestMetrics {
       }
     },
     inFlight: (read) => tallies.onScrape(() => inFlight.set(read())),
-    fastPath: tallies.counter(fastPath),
   };
 }

@@ -6,7 +6,8 @@
  * - many and large headers (up to just under Node's 16 KiB head limit), semantic headers with
  *   random values: invariants hold and the answer follows the credentials;
  * - duplicate Authorization / X-App / Range / Host lines: conflicting credentials never
- *   authenticate, duplicates of one credential never widen access;
+ *   authenticate, duplicates of one credential never widen access, two Host lines are a 400
+ *   before anything else (RFC 9112 §3.2);
  * - Bearer values with odd spacing, case, tabs, NBSP and Unicode: the answer is exactly the
  *   one the RFC 6750 model (test/harness/fuzz/auth-model.ts) gives.
  * Requests Node answers itself (over-long heads, bad bytes) are in parser.test.ts.
@@ -273,6 +274,13 @@ it('duplicate Authorization, X-App, Range and Host lines', async () => {
         { method: 'GET' },
       )!;
 
+      if (hosts.length > 1) {
+        // The protocol step refuses it before credentials: no auth, no point, no store read.
+        if (res.status !== 400) violation('two Host lines must give 400', res, bytes);
+        if (hasRateHeaders(res) || api.storeCalls.length + api.limiterCalls.length > 0)
+          violation('a 400 for two Host lines carried rate-limit headers or did work', res, bytes);
+        return;
+      }
       const distinctKeys = new Set(keys.map((k) => k.trim()));
       // Node keeps the first Authorization line and joins X-App lines with ", ".
       const expected = distinctKeys.size > 1 ? 401 : expectedAuth(keys[0], apps.join(', '));

@@ -10,6 +10,7 @@ import { writeKeyFile } from '../../src/adapters/fs/key-file';
 import { loadConfig } from '../../src/config';
 import { hashApiKey, type KeyRegistryData } from '../../src/domain/key-registry';
 import { createSilentLogger } from '../../src/logger';
+import { inject, type InjectResponse } from '../../src/http/inject';
 import type { ReplicaOverrides } from '../../src/wiring/overrides';
 import { buildReplica, type Replica } from '../../src/wiring/replica';
 
@@ -66,7 +67,39 @@ export interface EmbeddedApi {
   /** Waits until `timestamp` is listed (polls the catalog); resolves with the wait in ms. */
   waitForListed(timestamp: string, timeoutMs?: number): Promise<number>;
   catalogTimestamps(): readonly string[];
+  /**
+   * Answers a request in-process through the replica's core and answer writer (no socket),
+   * with the `Host` a client of `baseUrl` would send unless `headers` names one.
+   */
+  inject(path: string, options?: InjectOptions): Promise<InjectResponse>;
   stop(): Promise<void>;
+}
+
+/** Options of `EmbeddedApi.inject`: as the raw HTTP client's, without a socket. */
+export interface InjectOptions {
+  readonly method?: string;
+  readonly headers?: Record<string, string | string[]> | readonly (readonly [string, string])[];
+  readonly httpVersion?: '1.0' | '1.1' | '2.0';
+  readonly remoteAddress?: string;
+}
+
+/** `inject` through a replica's core: the API's answers only (other paths need the server). */
+export async function injectInto(
+  replica: Pick<Replica, 'core' | 'writer' | 'port'>,
+  path: string,
+  options: InjectOptions = {},
+): Promise<InjectResponse> {
+  const given = options.headers ?? {};
+  const lines = Array.isArray(given)
+    ? [...(given as readonly (readonly [string, string])[])]
+    : Object.entries(given).flatMap(([name, value]) =>
+        (Array.isArray(value) ? value : [value]).map((v) => [name, v] as const),
+      );
+  if (!lines.some(([name]) => name.toLowerCase() === 'host'))
+    lines.unshift(['Host', `127.0.0.1:${replica.port}`]);
+  const res = await inject(replica.core, replica.writer, { ...options, url: path, headers: lines });
+  if (res === undefined) throw new Error(`${path} is not an API route: it needs the server`);
+  return res;
 }
 
 export interface EmbeddedApiOptions extends ReplicaOverrides {
@@ -152,6 +185,7 @@ export async function startEmbeddedApi(options: EmbeddedApiOptions = {}): Promis
       return Date.now() - started;
     },
     catalogTimestamps: () => catalog.current().timestamps,
+    inject: (path, injectOptions) => injectInto(replica, path, injectOptions),
     async stop() {
       await replica.shutdown();
       await fs.rm(root, { recursive: true, force: true });

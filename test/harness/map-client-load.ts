@@ -32,6 +32,8 @@ export interface LoadOutcome {
   readonly status: number | string;
   /** For statuses >= 400: the body is `{"error":{"code":<status>,"message":<SPEC text>}}`. */
   readonly errorRecord?: boolean;
+  /** For 429 and 503: the `Retry-After` header as sent (undefined when absent). */
+  readonly retryAfter?: string;
 }
 
 export interface StatusBody {
@@ -173,6 +175,9 @@ export function startMapClientLoad(options: MapClientLoadOptions): MapClientLoad
             ms: Date.now() - start,
             status: res.status,
             ...(res.status >= 400 ? { errorRecord: isErrorRecord(res.status, res.body) } : {}),
+            ...(res.status === 429 || res.status === 503
+              ? { retryAfter: res.headers['retry-after'] as string | undefined }
+              : {}),
           },
           body: res.body,
           headers: res.headers,

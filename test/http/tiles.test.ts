@@ -12,18 +12,30 @@ import { describeTileConformance, sparseArchive } from '../harness/tile-conforma
 const TS = '202611221400';
 const archive = sparseArchive(TS);
 let api: EmbeddedApi;
+/** Behind a trusted proxy, no forwarded host allowed. */
 let proxied: EmbeddedApi;
+/** Behind a trusted proxy that may forward `radar.example.com:8443`. */
+let listed: EmbeddedApi;
+/** With a fixed public URL. */
+let fixed: EmbeddedApi;
 
 beforeAll(async () => {
-  [api, proxied] = await Promise.all([startEmbeddedApi(), startEmbeddedApi({ trustProxy: true })]);
-  for (const server of [api, proxied]) {
+  [api, proxied, listed, fixed] = await Promise.all([
+    startEmbeddedApi(),
+    startEmbeddedApi({ trustProxy: true }),
+    startEmbeddedApi({
+      trustProxy: true,
+      env: { RADAR_PUBLIC_HOSTS: 'Radar.Example.com:8443,cdn.example.net' },
+    }),
+    startEmbeddedApi({ env: { RADAR_PUBLIC_URL: 'https://tiles.example.org/radar/' } }),
+  ]);
+  for (const server of [api, proxied, listed, fixed]) {
     await server.publish(TS, archive);
     await server.waitForListed(TS);
   }
 });
 afterAll(async () => {
-  await api.stop();
-  await proxied.stop();
+  await Promise.all([api, proxied, listed, fixed].map((server) => server.stop()));
 });
 
 describeTileConformance('one replica', () => ({
@@ -43,32 +55,73 @@ describe('TileJSON public base URL', () => {
     });
     return {
       status: res.status,
+      vary: res.headers.vary,
       tiles: res.status === 200 ? res.json<{ tiles: string[] }>().tiles : [],
     };
   };
+  const tiles = (base: string) => [`${base}/tiles/${TS}/{z}/{x}/{y}.png`];
 
-  it('ignores X-Forwarded-* unless the proxy is trusted', async () => {
+  it("names the request's own host and ignores X-Forwarded-* unless the proxy is trusted", async () => {
     const res = await template(api, {
       'X-Forwarded-Proto': 'https',
       'X-Forwarded-Host': 'radar.example.com',
     });
-    expect(res.tiles).toEqual([`${api.baseUrl}/tiles/${TS}/{z}/{x}/{y}.png`]);
+    expect(res.tiles).toEqual(tiles(api.baseUrl));
+    expect(res.vary).toBe('Origin');
   });
 
-  it('uses X-Forwarded-Proto and X-Forwarded-Host behind a trusted proxy', async () => {
+  it('behind a trusted proxy takes the scheme from X-Forwarded-Proto and never an unlisted X-Forwarded-Host', async () => {
     const res = await template(proxied, {
       'X-Forwarded-Proto': 'https',
-      'X-Forwarded-Host': 'Radar.Example.com:8443',
+      'X-Forwarded-Host': 'evil.example',
     });
-    expect(res.tiles).toEqual([`https://radar.example.com:8443/tiles/${TS}/{z}/{x}/{y}.png`]);
+    expect(res.tiles).toEqual(tiles(proxied.baseUrl.replace('http:', 'https:')));
+    expect(res.vary).toBe('Origin, X-Forwarded-Proto');
+  });
+
+  it('names a forwarded host of RADAR_PUBLIC_HOSTS, and varies on it', async () => {
+    const res = await template(listed, {
+      'X-Forwarded-Proto': 'https',
+      'X-Forwarded-Host': 'radar.example.COM:8443',
+    });
+    expect(res.tiles).toEqual(tiles('https://radar.example.com:8443'));
+    expect(res.vary).toBe('Origin, X-Forwarded-Proto, X-Forwarded-Host');
+  });
+
+  it('RADAR_PUBLIC_URL wins over every request field', async () => {
+    const res = await template(fixed, { Host: 'evil.example', 'X-Forwarded-Host': 'evil.example' });
+    expect(res.tiles).toEqual(tiles('https://tiles.example.org/radar'));
+    expect(res.vary).toBe('Origin');
   });
 
   it.each([
-    ['a host with a path', { 'X-Forwarded-Host': 'evil.example/x' }],
-    ['a host with markup', { 'X-Forwarded-Host': 'a"><script>' }],
-    ['an unknown scheme', { 'X-Forwarded-Proto': 'javascript' }],
-  ])('400 for %s', async (_label, headers) => {
-    expect((await template(proxied, headers)).status).toBe(400);
+    ['a forwarded host outside the list', () => listed, { 'X-Forwarded-Host': 'evil.example' }],
+    ['a forwarded host with a path', () => listed, { 'X-Forwarded-Host': 'cdn.example.net/x' }],
+    ['a forwarded host with markup', () => listed, { 'X-Forwarded-Host': 'a"><script>' }],
+    [
+      'a forwarded host with userinfo',
+      () => listed,
+      { 'X-Forwarded-Host': 'evil.com:80@cdn.example.net' },
+    ],
+    [
+      'a forwarded port out of range',
+      () => listed,
+      { 'X-Forwarded-Host': 'cdn.example.net:99999' },
+    ],
+    ['an unknown scheme', () => proxied, { 'X-Forwarded-Proto': 'javascript' }],
+  ])('400 for %s', async (_label, server, headers) => {
+    expect((await template(server(), headers)).status).toBe(400);
+  });
+
+  it.each([
+    ['userinfo', 'evil.com:80@good'],
+    ['a port out of range', 'good.example:99999'],
+  ])('400 for a Host with %s, on every route', async (_label, host) => {
+    for (const path of [`/tiles/${TS}.json`, '/status.json', '/nowhere']) {
+      const res = await request(api.baseUrl, path, { headers: { ...auth(), Host: host } });
+      expect(res.status).toBe(400);
+      expect(res.json()).toEqual({ error: { code: 400, message: 'Bad Request' } });
+    }
   });
 });
 

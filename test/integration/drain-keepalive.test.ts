@@ -1,8 +1,7 @@
 /**
  * Drain with keep-alive: a request that arrives on a kept-alive connection after shutdown has
- * begun is answered with `Connection: close`, whichever path answers it (the fast path writes
- * its whole response inside the first `request` listener). The request is sent after the drain
- * began, on a connection still busy with an 11 MB download the client has not read yet.
+ * begun is answered, with `Connection: close`. The request is sent after the drain began, on a
+ * connection still busy with an 11 MB download whose head (keep-alive) the client has read.
  */
 import net from 'node:net';
 import { bigArchive as buildBigArchive } from '../fixtures/archives';
@@ -16,8 +15,8 @@ jest.setTimeout(30_000);
 const BIG = recentTimestamp(20);
 const bigArchive = buildBigArchive(BIG);
 
-// Production mode: the leased rate limit decides synchronously, so the fast path writes the
-// whole response inside its listener (embedded mode's memory limiter answers with a promise).
+// Production mode: the leased rate limit decides synchronously, so the status answer is
+// written inside the request listener (embedded mode's memory limiter answers with a promise).
 let stack: ProductionStack;
 beforeAll(async () => {
   stack = await startProductionStack({ replicas: 1, env: { RADAR_DRAIN_S: '10' } });
@@ -54,16 +53,25 @@ it('a request parsed during the drain gets Connection: close; the download finis
     .map(([n, v]) => `${n}: ${v}\r\n`)
     .join('');
   const socket = net.connect(stack.replicas[0]!.port, '127.0.0.1');
-  socket.pause(); // read nothing until the drain has begun
   await new Promise<void>((resolve) => socket.once('connect', resolve));
+  const chunks: Buffer[] = [];
+  // The download's head arrives before the drain (it is kept alive), then the client stops
+  // reading until the drain has begun.
+  const firstChunk = new Promise<void>((resolve) =>
+    socket.once('data', (c: Buffer) => {
+      chunks.push(c);
+      socket.pause();
+      resolve();
+    }),
+  );
   socket.write(`GET /tiles/${BIG}.pmtiles HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}\r\n`);
+  await firstChunk;
   await waitFor(async () => (await inFlight()) >= 1, 5000, 'the download in flight');
 
   // The connection is busy, so the drain does not close it; the next request on it is
   // parsed (and answered, after the download) while the drain runs.
   const drained = stack.replicas[0]!.shutdown();
   socket.write(`GET /status.json HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}\r\n`);
-  const chunks: Buffer[] = [];
   socket.on('data', (c: Buffer) => chunks.push(c));
   socket.resume();
   await new Promise<void>((resolve) => socket.once('close', () => resolve()));

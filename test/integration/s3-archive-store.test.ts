@@ -262,9 +262,14 @@ describe('S3 archive store: failing store', () => {
     expect((fast.error as Error).message).toMatch(/circuit breaker/);
     // Logged once when the breaker opened: the request path must not log it again.
     expect((fast.error as StoreUnavailableError).alreadyReported).toBe(true);
+    // It says when the breaker tries the store next (the 503's Retry-After).
+    const retryAfterS = (fast.error as StoreUnavailableError).retryAfterS!;
+    expect(retryAfterS).toBeGreaterThan(0);
+    expect(retryAfterS).toBeLessThanOrEqual(cooldownMs / 1000);
 
     proxy.setMode('pass');
-    await new Promise((r) => setTimeout(r, cooldownMs + 50)); // cool-down: one trial goes through
+    // The breaker's own probe finds the store back within a cool-down; no client is the trial.
+    await waitFor(() => !faulty.breakerOpen(), cooldownMs + 2000);
     const bytes = await readAll(await faulty.openRange(meta, { offset: 10, length: 100 }, never));
     expect(bytes.equals(archive.subarray(10, 110))).toBe(true);
     expect(faulty.breakerOpen()).toBe(false);

@@ -70,7 +70,7 @@ export interface S3ArchiveStoreOptions {
   readonly logger: Logger;
   /** Consecutive store failures that open the breaker (default 5). */
   readonly breakerThreshold?: number;
-  /** How long an open breaker fails fast before a trial request (default 5000 ms). */
+  /** How often an open breaker probes the store; it closes on the first answer (default 1000 ms). */
   readonly breakerCooldownMs?: number;
   /**
    * Longest gap in an upstream body once it flows (default 30000 ms). Longer than the
@@ -86,17 +86,36 @@ export interface S3ArchiveStoreOptions {
 
 /** Consecutive store failures that open the breaker, unless the options say otherwise. */
 export const DEFAULT_BREAKER_THRESHOLD = 5;
-/** How long an open breaker refuses reads before one trial, unless the options say otherwise. */
-export const DEFAULT_BREAKER_COOLDOWN_MS = 5_000;
+/** How often an open breaker probes the store, unless the options say otherwise. */
+export const DEFAULT_BREAKER_COOLDOWN_MS = 1_000;
 
 /** Creates the store. The client's agent is destroyed by `close()`. */
 export function createS3ArchiveStore(options: S3ArchiveStoreOptions): S3ArchiveStore {
   const { client, bucket, prefix, timeoutMs, logger } = options;
   const bodyIdleTimeoutMs = options.bodyIdleTimeoutMs ?? 30_000;
   const socketWaitMs = options.socketWaitMs ?? 5_000;
+  // Declared below; the breaker's trials use the store's own probe.
+  const probe = async () => {
+    let request: ClientRequest | undefined;
+    const timer = setTimeout(() => request?.destroy(new S3TimeoutError(timeoutMs)), timeoutMs);
+    try {
+      const exists = await client.withRequestScope(
+        { onRequest: (req) => (request = req), idleTimeoutMs: timeoutMs },
+        () => client.minio.bucketExists(bucket),
+      );
+      if (!exists) throw new Error(`bucket ${bucket} does not exist`);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   const breaker = createCircuitBreaker({
     threshold: options.breakerThreshold ?? DEFAULT_BREAKER_THRESHOLD,
     cooldownMs: options.breakerCooldownMs ?? DEFAULT_BREAKER_COOLDOWN_MS,
+    trial: probe,
+    onChange: (open) => {
+      if (open) logger.warn({ bucket }, 'object store circuit breaker opened; failing fast');
+      else logger.info({ bucket }, 'object store circuit breaker closed');
+    },
   });
   const urls = createPresignedUrls({
     minio: client.minio,
@@ -104,15 +123,6 @@ export function createS3ArchiveStore(options: S3ArchiveStoreOptions): S3ArchiveS
     expirySeconds: options.presignExpirySeconds,
   });
   const activity = createStoreActivity();
-  let breakerWasOpen = false;
-
-  const noteBreaker = () => {
-    const open = breaker.isOpen();
-    if (open === breakerWasOpen) return;
-    breakerWasOpen = open;
-    if (open) logger.warn({ bucket }, 'object store circuit breaker opened; failing fast');
-    else logger.info({ bucket }, 'object store circuit breaker closed');
-  };
 
   const objectProblem = objectProblemReporter(logger);
 
@@ -210,13 +220,13 @@ export function createS3ArchiveStore(options: S3ArchiveStoreOptions): S3ArchiveS
       if (signal.aborted) throw new ClientGoneError();
       const permit: BreakerPermit | undefined = breaker.acquire();
       if (permit === undefined) {
-        // Logged once when the breaker opened (noteBreaker), not once per refused request.
-        throw new StoreUnavailableError('circuit breaker open', { alreadyReported: true });
+        // Logged once when the breaker opened, not once per refused request.
+        throw new StoreUnavailableError('circuit breaker open', {
+          alreadyReported: true,
+          retryAfterS: breaker.retryAfterMs() / 1000,
+        });
       }
-      const settle = (verdict: 'success' | Verdict) => {
-        permit[verdict]();
-        noteBreaker();
-      };
+      const settle = (verdict: 'success' | Verdict) => permit[verdict]();
       const key = objectKey(prefix, meta.timestamp);
       let upstream: Upstream;
       try {
@@ -307,23 +317,12 @@ export function createS3ArchiveStore(options: S3ArchiveStoreOptions): S3ArchiveS
       return body as Readable;
     },
 
-    async probe() {
-      let request: ClientRequest | undefined;
-      const timer = setTimeout(() => request?.destroy(new S3TimeoutError(timeoutMs)), timeoutMs);
-      try {
-        const exists = await client.withRequestScope(
-          { onRequest: (req) => (request = req), idleTimeoutMs: timeoutMs },
-          () => client.minio.bucketExists(bucket),
-        );
-        if (!exists) throw new Error(`bucket ${bucket} does not exist`);
-      } finally {
-        clearTimeout(timer);
-      }
-    },
+    probe,
 
     breakerOpen: () => breaker.isOpen(),
 
     async close() {
+      breaker.close();
       client.close();
     },
   };

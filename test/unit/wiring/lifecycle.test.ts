@@ -10,7 +10,7 @@ it('begins shutdown first, then runs every closer in order, even after one fails
   logger.warn = ((obj: unknown) => void warnings.push(obj)) as typeof logger.warn;
   const shutdown = createShutdown({
     logger,
-    servers: [],
+    drains: [],
     drainS: 0,
     beginShutdown: () => events.push('not ready'),
     closers: [
@@ -31,7 +31,7 @@ it('runs once: later calls share the first shutdown', async () => {
   let runs = 0;
   const shutdown = createShutdown({
     logger: createSilentLogger(),
-    servers: [],
+    drains: [],
     drainS: 0,
     beginShutdown: () => runs++,
     closers: [],
@@ -43,17 +43,11 @@ it('runs once: later calls share the first shutdown', async () => {
   expect(runs).toBe(1);
 });
 
-/**
- * A stand-in for http.Server with the calls closeServer makes: `close` completes when the test
- * says so (in-flight responses done), or when the drain deadline cuts every connection.
- */
+/** A stand-in for http.Server with the calls the admin listener's close makes. */
 function fakeServer(name: string, events: string[]) {
   let finishClose: (() => void) | undefined;
   const server = {
     listening: true,
-    on: () => server,
-    prependListener: () => server,
-    closeIdleConnections: () => undefined,
     closeAllConnections: () => {
       events.push(`${name} cut`);
       finishClose?.();
@@ -74,11 +68,21 @@ function fakeServer(name: string, events: string[]) {
 
 it('drains the public listeners before the closers and closes the admin listener last', async () => {
   const events: string[] = [];
-  const api = fakeServer('api', events);
+  let finishDrain: (() => void) | undefined;
   const admin = fakeServer('admin', events);
   const shutdown = createShutdown({
     logger: createSilentLogger(),
-    servers: [api as unknown as http.Server],
+    drains: [
+      (deadlineMs) => {
+        events.push(`api draining (${deadlineMs} ms)`);
+        return new Promise<void>((resolve) => {
+          finishDrain = () => {
+            events.push('api drained');
+            resolve();
+          };
+        });
+      },
+    ],
     lateServers: [admin as unknown as http.Server],
     drainS: 30,
     beginShutdown: () => events.push('not ready'),
@@ -87,39 +91,40 @@ it('drains the public listeners before the closers and closes the admin listener
   const done = shutdown();
   await new Promise((r) => setImmediate(r));
   // Still draining: nothing closed behind the in-flight responses' back.
-  expect(events).toEqual(['not ready', 'api closing']);
-  api.finishDrain();
+  expect(events).toEqual(['not ready', 'api draining (30000 ms)']);
+  finishDrain?.();
   await new Promise((r) => setImmediate(r));
   admin.finishDrain();
   await done;
   expect(events).toEqual([
     'not ready',
-    'api closing',
-    'api closed',
+    'api draining (30000 ms)',
+    'api drained',
     'close clients',
     'admin closing',
     'admin closed',
   ]);
 });
 
-it('cuts connections still open at the drain deadline', async () => {
+it('cuts admin connections still open a second after the drain', async () => {
   jest.useFakeTimers();
   try {
     const events: string[] = [];
-    const api = fakeServer('api', events);
+    const admin = fakeServer('admin', events);
     const shutdown = createShutdown({
       logger: createSilentLogger(),
-      servers: [api as unknown as http.Server],
+      drains: [],
+      lateServers: [admin as unknown as http.Server],
       drainS: 5,
       beginShutdown: () => undefined,
       closers: [async () => void events.push('close clients')],
     });
     const done = shutdown();
-    await jest.advanceTimersByTimeAsync(4_900);
-    expect(events).toEqual(['api closing']);
+    await jest.advanceTimersByTimeAsync(900);
+    expect(events).toEqual(['close clients', 'admin closing']);
     await jest.advanceTimersByTimeAsync(200);
     await done;
-    expect(events).toEqual(['api closing', 'api cut', 'api closed', 'close clients']);
+    expect(events).toEqual(['close clients', 'admin closing', 'admin cut', 'admin closed']);
   } finally {
     jest.useRealTimers();
   }

@@ -7,8 +7,7 @@
  * A tile the archive does not hold answers the shared transparent PNG (docs/tiles.md).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Middleware } from 'koa';
-import type { ArchiveMeta, ArchiveStore, CatalogReader } from '../../domain/ports';
+import type { ArchiveMeta, ArchiveStore, ByteWindow, CatalogReader } from '../../domain/ports';
 import { parseTimestamp } from '../../domain/timestamps';
 import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../errors';
 import { Compression, TileType, type PmtilesHeader } from '../../pmtiles/header';
@@ -16,9 +15,13 @@ import { zxyToTileId } from '../../pmtiles/tile-id';
 import { EMPTY_TILE_PNG } from '../../tiles/empty-tile';
 import { parseTileCoordinates, type TileCoordinates } from '../../tiles/tile-coordinates';
 import type { TileLocator } from '../../tiles/tile-locator';
-import { openResponseBody } from '../open-body';
 import { evaluatePreconditions } from '../conditional';
 import { immutableCacheControl } from '../cache-control';
+import type { Answer } from './answer';
+import type { Caller } from './authorise';
+import { openBody } from './open-body';
+import type { CoreRequest } from './request';
+import { TILE_ROUTE } from './route-table';
 
 export interface TileRouteDeps {
   readonly catalog: CatalogReader;
@@ -62,14 +65,14 @@ export function resolveTile(
 /**
  * What a tile request gets once the archive's header is known, before its window is looked
  * up: an error (z outside the zoom range, not a PNG archive, a failed If-Match), a 304, or
- * the headers to send with the tile. Shared by the Koa route and the fast path.
+ * the headers to send with the tile.
  */
 export type TileHead =
   | { readonly kind: 'error'; readonly error: Error }
-  | { readonly kind: 'not-modified'; readonly headers: Readonly<Record<string, string>> }
+  | { readonly kind: 'not-modified'; readonly headers: string[] }
   | {
       readonly kind: 'send';
-      readonly headers: Readonly<Record<string, string>>;
+      readonly headers: string[];
       /** Content-Encoding of the stored payload, if compressed. */
       readonly encoding: string | undefined;
     };
@@ -93,58 +96,87 @@ export function planTileHead(
   });
   if (precondition === 'precondition-failed')
     return { kind: 'error', error: new PreconditionFailedError() };
-  const headers = {
-    ETag: etag,
-    'Last-Modified': meta.lastModified.toUTCString(),
-    'Cache-Control': cacheControl,
-  };
+  const headers = [
+    'ETag',
+    etag,
+    'Last-Modified',
+    meta.lastModified.toUTCString(),
+    'Cache-Control',
+    cacheControl,
+  ];
   if (precondition === 'not-modified') return { kind: 'not-modified', headers };
   return { kind: 'send', headers, encoding: TILE_ENCODING[header.tileCompression] };
 }
 
-export function tileRoute(deps: TileRouteDeps): Middleware {
+/**
+ * The tile answerer: synchronous when the archive's header and the tile's directories are
+ * decoded in memory and the tile's bytes are cached (or the answer needs none), a promise
+ * when the header, a directory or the bytes must be read. A 304 or an error never loads the
+ * tile's directories.
+ */
+export function createTileAnswerer(
+  deps: TileRouteDeps,
+): (request: CoreRequest, params: readonly string[], caller: Caller) => Answer | Promise<Answer> {
   const cacheControl = immutableCacheControl(deps.cacheControl);
-  return async (ctx) => {
-    const target = resolveTile(
-      deps.catalog,
-      String(ctx.params.timestamp ?? ''),
-      String(ctx.params.z ?? ''),
-      String(ctx.params.x ?? ''),
-      String(ctx.params.y ?? ''),
-    );
-    if (target instanceof Error) throw target;
-    const { meta, coords } = target;
-    const head = planTileHead(
-      meta,
-      coords,
-      await deps.tiles.header(meta),
-      ctx.req.headers,
-      cacheControl,
-    );
-    if (head.kind === 'error') throw head.error;
-    if (head.kind === 'not-modified') {
-      ctx.set(head.headers);
-      ctx.status = 304;
-      return;
-    }
 
-    const window = await deps.tiles.locate(meta, zxyToTileId(coords.z, coords.x, coords.y));
-    ctx.set(head.headers);
-    ctx.set('Content-Type', 'image/png');
-    ctx.status = 200;
+  /** The head's answer when it needs no window (an error is thrown), else undefined. */
+  const early = (head: TileHead): Answer | undefined => {
+    if (head.kind === 'error') throw head.error;
+    if (head.kind === 'not-modified')
+      return { status: 304, route: TILE_ROUTE, headers: head.headers };
+    return undefined;
+  };
+
+  /** The tile's answer (`window` undefined: the archive holds no tile there). */
+  const send = (
+    request: CoreRequest,
+    meta: ArchiveMeta,
+    head: SendHead,
+    window: ByteWindow | undefined,
+    caller: Caller,
+  ): Answer | Promise<Answer> => {
+    const headers = head.headers;
+    headers.push('Content-Type', 'image/png');
     if (window === undefined) {
       // OGC API - Tiles' hint, so tools that care can tell "no echo" from a rendered tile.
-      ctx.set('OATiles-hint', 'empty');
-      if (ctx.method === 'GET') ctx.body = EMPTY_TILE_PNG;
-      ctx.length = EMPTY_TILE_PNG.length;
-      return;
+      headers.push('OATiles-hint', 'empty');
+      return {
+        status: 200,
+        route: TILE_ROUTE,
+        headers,
+        body: EMPTY_TILE_PNG,
+        length: EMPTY_TILE_PNG.length,
+      };
     }
-    if (head.encoding !== undefined) ctx.set('Content-Encoding', head.encoding);
-    if (ctx.method === 'GET') {
-      ctx.body = await openResponseBody(ctx, deps.store, meta, window);
-      // Koa guesses a type from a Buffer/stream body; the tile's type is fixed.
-      ctx.set('Content-Type', 'image/png');
+    if (head.encoding !== undefined) headers.push('Content-Encoding', head.encoding);
+    const sent: Answer = { status: 200, route: TILE_ROUTE, headers, length: window.length };
+    if (request.method !== 'GET') return sent;
+    const body = openBody(deps.store, meta, window, request, caller);
+    return body instanceof Promise
+      ? body.then((opened) => ({ ...sent, body: opened }))
+      : { ...sent, body };
+  };
+
+  return (request, [timestamp, z, x, y], caller) => {
+    const target = resolveTile(deps.catalog, timestamp!, z!, x!, y!);
+    if (target instanceof Error) throw target;
+    const { meta, coords } = target;
+    const tileId = zxyToTileId(coords.z, coords.x, coords.y);
+    const plan = (header: PmtilesHeader) =>
+      planTileHead(meta, coords, header, request.headers, cacheControl);
+    const located = deps.tiles.peek(meta, tileId);
+    if (located !== undefined) {
+      const head = plan(located.header);
+      return early(head) ?? send(request, meta, head as SendHead, located.window, caller);
     }
-    ctx.length = window.length;
+    return deps.tiles.header(meta).then(async (header) => {
+      const head = plan(header);
+      const done = early(head);
+      if (done !== undefined) return done;
+      const window = await deps.tiles.locate(meta, tileId);
+      return send(request, meta, head as SendHead, window, caller);
+    });
   };
 }
+
+type SendHead = Extract<TileHead, { kind: 'send' }>;

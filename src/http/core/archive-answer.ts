@@ -1,10 +1,9 @@
 /**
  * `GET|HEAD /tiles/{timestamp}.pmtiles`: validation (400), lookup (404), preconditions
- * (304/412), range selection (206/416/200), then bytes streamed from the archive store with an
- * exact Content-Length. Metadata comes from the catalog snapshot; HEAD and conditional
- * answers never open the store.
+ * (304/412), range selection (206/416/200), then the bytes from the block cache or the archive
+ * store with an exact Content-Length. Metadata comes from the catalog snapshot; HEAD and
+ * conditional answers never open the store.
  */
-import type { Middleware } from 'koa';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ArchiveMeta, ArchiveStore, ByteWindow, CatalogReader } from '../../domain/ports';
 import { parseTimestamp } from '../../domain/timestamps';
@@ -15,9 +14,13 @@ import {
   RangeNotSatisfiableError,
 } from '../../errors';
 import { selectRange } from '../byte-range';
-import { openResponseBody } from '../open-body';
 import { evaluatePreconditions, ifRangeAllows } from '../conditional';
 import { immutableCacheControl } from '../cache-control';
+import type { Answer } from './answer';
+import type { Caller } from './authorise';
+import { openBody } from './open-body';
+import type { CoreRequest } from './request';
+import { ARCHIVE_ROUTE } from './route-table';
 
 export const PMTILES_CONTENT_TYPE = 'application/vnd.pmtiles';
 
@@ -27,14 +30,6 @@ export interface ArchiveRouteDeps {
   /** `private` by default; operators may switch to `public` for shared caches. */
   readonly cacheControl: 'private' | 'public';
 }
-
-/** Headers every response about one archive carries; built once per archive, not per request. */
-export type ArchiveHeaders = Record<string, string> & {
-  readonly 'Accept-Ranges': string;
-  readonly ETag: string;
-  readonly 'Last-Modified': string;
-  readonly 'Cache-Control': string;
-};
 
 /**
  * What an archive request gets, decided from the catalog entry and the request headers alone
@@ -52,7 +47,7 @@ export type ArchivePlan =
       readonly contentRange?: string;
     };
 
-/** Validation, lookup, preconditions and range selection; shared by the route and fast path. */
+/** Validation, lookup, preconditions and range selection, from memory alone. */
 export function planArchiveAnswer(
   catalog: CatalogReader,
   timestamp: string,
@@ -86,50 +81,59 @@ export function planArchiveAnswer(
   };
 }
 
-/** The per-archive headers, made once per catalog entry (`cacheControl` from the config). */
+/**
+ * The per-archive headers as flat pairs, made once per catalog entry (`cacheControl` from the
+ * config) and shared by every answer about that archive version.
+ */
 export function archiveHeaderCache(
   cacheControlSetting: 'private' | 'public',
-): (meta: ArchiveMeta) => ArchiveHeaders {
+): (meta: ArchiveMeta) => readonly string[] {
   const cacheControl = immutableCacheControl(cacheControlSetting);
-  const headerCache = new WeakMap<ArchiveMeta, ArchiveHeaders>();
+  const headerCache = new WeakMap<ArchiveMeta, readonly string[]>();
   return (meta) => {
     let headers = headerCache.get(meta);
     if (!headers) {
-      headers = {
-        'Accept-Ranges': 'bytes',
-        ETag: meta.etag,
-        'Last-Modified': meta.lastModified.toUTCString(),
-        'Cache-Control': cacheControl,
-      };
+      headers = [
+        'Accept-Ranges',
+        'bytes',
+        'ETag',
+        meta.etag,
+        'Last-Modified',
+        meta.lastModified.toUTCString(),
+        'Cache-Control',
+        cacheControl,
+      ];
       headerCache.set(meta, headers);
     }
     return headers;
   };
 }
 
-export function archiveRoute(deps: ArchiveRouteDeps): Middleware {
+/**
+ * The archive answerer: synchronous when the plan needs no bytes (HEAD, 304) or the window is
+ * in the block cache, a promise for a store read.
+ */
+export function createArchiveAnswerer(
+  deps: ArchiveRouteDeps,
+): (request: CoreRequest, timestamp: string, caller: Caller) => Answer | Promise<Answer> {
   const headersOf = archiveHeaderCache(deps.cacheControl);
-  return async (ctx) => {
-    const plan = planArchiveAnswer(
-      deps.catalog,
-      String(ctx.params.timestamp ?? ''),
-      ctx.req.headers,
-    );
+  return (request, timestamp, caller) => {
+    const plan = planArchiveAnswer(deps.catalog, timestamp, request.headers);
     if (plan.kind === 'error') throw plan.error;
     const common = headersOf(plan.meta);
-    if (plan.kind === 'not-modified') {
-      ctx.set(common);
-      ctx.status = 304;
-      return;
-    }
-    if (ctx.method === 'GET') {
-      const body = openResponseBody(ctx, deps.store, plan.meta, plan.window);
-      ctx.body = body instanceof Promise ? await body : body;
-    }
-    ctx.set(common);
-    ctx.set('Content-Type', PMTILES_CONTENT_TYPE);
-    ctx.length = plan.window.length;
-    ctx.status = plan.status;
-    if (plan.contentRange !== undefined) ctx.set('Content-Range', plan.contentRange);
+    if (plan.kind === 'not-modified') return { status: 304, route: ARCHIVE_ROUTE, headers: common };
+    const headers = [...common, 'Content-Type', PMTILES_CONTENT_TYPE];
+    if (plan.contentRange !== undefined) headers.push('Content-Range', plan.contentRange);
+    const answer: Answer = {
+      status: plan.status,
+      route: ARCHIVE_ROUTE,
+      headers,
+      length: plan.window.length,
+    };
+    if (request.method !== 'GET') return answer;
+    const body = openBody(deps.store, plan.meta, plan.window, request, caller);
+    return body instanceof Promise
+      ? body.then((opened) => ({ ...answer, body: opened }))
+      : { ...answer, body };
   };
 }

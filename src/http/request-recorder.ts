@@ -5,20 +5,11 @@
  * it is well-formed, else is generated, and is echoed on the response.
  */
 import { randomUUID } from 'node:crypto';
-import type { Context, Middleware } from 'koa';
-import type { Logger } from '../../logger';
-import type { Tally } from '../../tally';
-import type { Caller } from './authenticate';
+import type { Logger } from '../logger';
+import type { Tally } from '../tally';
+import type { Caller } from './core/authorise';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** Label for requests no route matched; one shared value keeps cardinality bounded. */
-export const UNMATCHED_ROUTE = 'unmatched';
-
-function routeOf(ctx: Context): string {
-  const matched = (ctx as Context & { _matchedRoute?: string | RegExp })._matchedRoute;
-  return typeof matched === 'string' ? matched : UNMATCHED_ROUTE;
-}
 
 /** One request series' handles: counts added at scrape time, the duration observed at once. */
 export interface RequestSeries {
@@ -38,8 +29,6 @@ export interface RequestMetrics {
   prime(routes: readonly string[]): void;
   /** Reads the requests being answered at each scrape. */
   inFlight(read: () => number): void;
-  /** Responses the fast path answered (`http/fast-path.ts`). */
-  readonly fastPath: Tally;
 }
 
 /** Statuses every route's request series start with at 0: success, and the 5xx of an outage. */
@@ -62,7 +51,7 @@ export interface RequestRecord {
   readonly bytesWritten: () => number;
 }
 
-/** Records requests into the log and metrics; shared by the Koa middleware and the fast path. */
+/** Records requests into the log and metrics (the answer writer calls it once per response). */
 export interface RequestRecorder {
   /** The request id: a well-formed `X-Request-Id` from nginx, else a new one. */
   requestId(incoming: string | string[] | undefined): string;
@@ -98,38 +87,5 @@ export function requestRecorder(logger: Logger, metrics?: RequestMetrics): Reque
         'request',
       );
     },
-  };
-}
-
-export function requestLog(
-  recorder: RequestRecorder,
-  metrics: RequestMetrics | undefined,
-): Middleware {
-  let inFlight = 0;
-  metrics?.inFlight(() => inFlight);
-  return (ctx, next) => {
-    const started = performance.now();
-    const requestId = recorder.requestId(ctx.req.headers['x-request-id']);
-    ctx.state.requestId = requestId;
-    ctx.set('X-Request-Id', requestId);
-    inFlight++;
-    const res = ctx.res;
-    res.once('close', () => {
-      inFlight--;
-      const finished = res.writableFinished;
-      recorder.record({
-        requestId,
-        method: ctx.method,
-        route: routeOf(ctx),
-        status: finished ? ctx.status : 499, // 499: client went away
-        bytes: Number(ctx.response.length ?? 0),
-        finished,
-        seconds: (performance.now() - started) / 1000,
-        caller: ctx.state.caller as Caller | undefined,
-        ip: () => ctx.ip,
-        bytesWritten: () => res.socket?.bytesWritten ?? 0,
-      });
-    });
-    return next();
   };
 }

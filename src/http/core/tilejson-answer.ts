@@ -5,7 +5,6 @@
  * attribution from its metadata. There is deliberately no `latest` alias (docs/tiles.md).
  */
 import { createHash } from 'node:crypto';
-import type { Middleware } from 'koa';
 import { LRUCache } from 'lru-cache';
 import type { ArchiveMeta, CatalogReader } from '../../domain/ports';
 import { parseTimestamp } from '../../domain/timestamps';
@@ -13,13 +12,18 @@ import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../e
 import type { PmtilesHeader } from '../../pmtiles/header';
 import type { TileLocator } from '../../tiles/tile-locator';
 import { evaluatePreconditions } from '../conditional';
-import { publicBaseUrl } from '../public-base-url';
 import { immutableCacheControl } from '../cache-control';
+import type { Answer } from './answer';
+import type { PublicBaseUrl } from './public-base-url';
+import type { CoreRequest } from './request';
+import { TILEJSON_ROUTE } from './route-table';
 
 export interface TileJsonRouteDeps {
   readonly catalog: CatalogReader;
   readonly tiles: TileLocator;
   readonly cacheControl: 'private' | 'public';
+  /** The public base URL of a request (`public-base-url.ts`); throws 400 for an unusable one. */
+  readonly baseUrl: (headers: CoreRequest['headers']) => PublicBaseUrl;
 }
 
 /** The TileJSON 3.0.0 fields this service fills. */
@@ -70,53 +74,68 @@ export function buildTileJson(
 }
 
 interface Rendered {
-  readonly body: string;
+  readonly body: Buffer;
   readonly etag: string;
 }
 
-export function tileJsonRoute(deps: TileJsonRouteDeps): Middleware {
+/**
+ * The TileJSON answerer: synchronous once the document of that archive version and base URL
+ * is rendered (kept in a small LRU), a promise while the archive's header and metadata load.
+ */
+export function createTileJsonAnswerer(
+  deps: TileJsonRouteDeps,
+): (request: CoreRequest, timestamp: string) => Answer | Promise<Answer> {
   const cacheControl = immutableCacheControl(deps.cacheControl);
   // One rendering per archive version and public base URL (a handful of hosts in practice).
   const rendered = new LRUCache<string, Rendered>({ max: 1024 });
-  const render = async (meta: ArchiveMeta, baseUrl: string): Promise<Rendered> => {
-    const key = `${meta.timestamp}\0${meta.etag}\0${baseUrl}`;
-    const hit = rendered.get(key);
-    if (hit) return hit;
+  const render = async (meta: ArchiveMeta, baseUrl: string, key: string): Promise<Rendered> => {
     const [header, metadata] = await Promise.all([
       deps.tiles.header(meta),
       deps.tiles.metadata(meta),
     ]);
-    const body = JSON.stringify(buildTileJson(baseUrl, meta.timestamp, header, metadata));
+    const body = Buffer.from(
+      JSON.stringify(buildTileJson(baseUrl, meta.timestamp, header, metadata)),
+    );
     const etag = `"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"`;
     const value = { body, etag };
     rendered.set(key, value);
     return value;
   };
 
-  return async (ctx) => {
-    const timestamp = String(ctx.params.timestamp ?? '');
+  const answer = (request: CoreRequest, meta: ArchiveMeta, doc: Rendered, vary: string): Answer => {
+    const validators = { etag: doc.etag, lastModified: meta.lastModified };
+    const precondition = evaluatePreconditions(request.headers, validators);
+    if (precondition === 'precondition-failed') throw new PreconditionFailedError();
+    const headers = [
+      'ETag',
+      doc.etag,
+      'Last-Modified',
+      meta.lastModified.toUTCString(),
+      'Cache-Control',
+      cacheControl,
+    ];
+    const varies = vary === '' ? {} : { vary };
+    if (precondition === 'not-modified')
+      return { status: 304, route: TILEJSON_ROUTE, headers, ...varies };
+    headers.push('Content-Type', 'application/json');
+    return {
+      status: 200,
+      route: TILEJSON_ROUTE,
+      headers,
+      ...varies,
+      body: doc.body,
+      length: doc.body.length,
+    };
+  };
+
+  return (request, timestamp) => {
     if (parseTimestamp(timestamp) === undefined) throw new BadRequestError();
-    const baseUrl = publicBaseUrl(ctx);
-    if (baseUrl === undefined) throw new BadRequestError();
+    const base = deps.baseUrl(request.headers);
     const meta = deps.catalog.current().get(timestamp);
     if (meta === undefined) throw new NotFoundError();
-
-    const doc = await render(meta, baseUrl);
-    const validators = { etag: doc.etag, lastModified: meta.lastModified };
-    const precondition = evaluatePreconditions(ctx.req.headers, validators);
-    if (precondition === 'precondition-failed') throw new PreconditionFailedError();
-    ctx.set({
-      ETag: doc.etag,
-      'Last-Modified': meta.lastModified.toUTCString(),
-      'Cache-Control': cacheControl,
-    });
-    if (precondition === 'not-modified') {
-      ctx.status = 304;
-      return;
-    }
-    ctx.status = 200;
-    ctx.set('Content-Type', 'application/json');
-    if (ctx.method === 'GET') ctx.body = doc.body;
-    ctx.length = Buffer.byteLength(doc.body);
+    const key = `${meta.timestamp}\0${meta.etag}\0${base.url}`;
+    const hit = rendered.get(key);
+    if (hit !== undefined) return answer(request, meta, hit, base.vary);
+    return render(meta, base.url, key).then((doc) => answer(request, meta, doc, base.vary));
   };
 }

@@ -1,0 +1,125 @@
+/**
+ * The one writer of answers: every response of the public listener, decided by the core or by
+ * the Koa app, leaves through `write`, and the headers all responses share are written here and
+ * nowhere else: `X-Request-Id`, `X-Content-Type-Options: nosniff`, `Vary`, the CORS headers,
+ * `X-RateLimit-*` (from the answer's rate decision), `Content-Length` (from its length) and
+ * `Connection: close` while the server drains. Each response is recorded once (log line and
+ * metrics): a body in memory as soon as it is handed to the socket, a stream when it ends or
+ * is cut.
+ */
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Answer } from './core/answer';
+import { clientAddressOf } from './core/request';
+import type { CorsPolicy } from './core/cors';
+import type { RequestRecorder } from './request-recorder';
+
+export interface AnswerWriterDeps {
+  readonly cors: CorsPolicy;
+  readonly recorder: RequestRecorder;
+  /** True while the server drains: every answer closes its connection after it. */
+  readonly draining: () => boolean;
+  /** Behind one trusted proxy: the logged address is the last `X-Forwarded-For` hop. */
+  readonly trustProxy: boolean;
+}
+
+export interface AnswerWriter {
+  /** The request id of a request: a well-formed `X-Request-Id` from the proxy, else new. */
+  requestId(headers: IncomingHttpHeaders): string;
+  /** The response header lines of `answer` to a `method` request, flat `[name, value, ...]`. */
+  head(answer: Answer, method: string, headers: IncomingHttpHeaders, requestId: string): string[];
+  /** Writes `answer` to `res` and records the request; `started` is `performance.now()`. */
+  write(req: IncomingMessage, res: ServerResponse, answer: Answer, started: number): void;
+}
+
+export function createAnswerWriter(deps: AnswerWriterDeps): AnswerWriter {
+  const { cors, recorder } = deps;
+
+  const head = (
+    answer: Answer,
+    method: string,
+    headers: IncomingHttpHeaders,
+    requestId: string,
+  ): string[] => {
+    const lines = answer.headers.slice();
+    lines.push(
+      'X-Request-Id',
+      requestId,
+      'X-Content-Type-Options',
+      'nosniff',
+      'Vary',
+      answer.vary === undefined || answer.vary === '' ? 'Origin' : `Origin, ${answer.vary}`,
+    );
+    const corsLines = cors.headers(method, headers.origin, answer.preflight === true);
+    for (let i = 0; i < corsLines.length; i++) lines.push(corsLines[i]!);
+    const rate = answer.rate;
+    if (rate !== undefined)
+      lines.push(
+        'X-RateLimit-Limit',
+        String(rate.limit),
+        'X-RateLimit-Remaining',
+        String(rate.remaining),
+        'X-RateLimit-Reset',
+        String(rate.resetAtS),
+      );
+    if (answer.length !== undefined && answer.status !== 304 && answer.status !== 204)
+      lines.push('Content-Length', String(answer.length));
+    if (deps.draining()) lines.push('Connection', 'close');
+    return lines;
+  };
+
+  const record = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    answer: Answer,
+    requestId: string,
+    started: number,
+    finished: boolean,
+  ) =>
+    recorder.record({
+      requestId,
+      method: req.method ?? 'GET',
+      route: answer.route,
+      status: finished ? answer.status : 499, // 499: the client went away
+      bytes: answer.length ?? 0,
+      finished,
+      seconds: (performance.now() - started) / 1000,
+      caller: answer.caller,
+      ip: () => clientAddressOf(req.headers, req.socket.remoteAddress, deps.trustProxy),
+      bytesWritten: () => res.socket?.bytesWritten ?? 0,
+    });
+
+  return {
+    requestId: (headers) => recorder.requestId(headers['x-request-id']),
+    head,
+    write(req, res, answer, started) {
+      const requestId = recorder.requestId(req.headers['x-request-id']);
+      let body = answer.body;
+      if (req.method === 'HEAD' && body !== undefined) {
+        if (!Buffer.isBuffer(body)) body.destroy();
+        body = undefined;
+      }
+      // A client that left before its answer was decided: nothing to send.
+      if (answer.abandoned === true || req.socket.destroyed) {
+        if (body !== undefined && !Buffer.isBuffer(body)) body.destroy();
+        res.destroy();
+        return record(req, res, answer, requestId, started, false);
+      }
+      res.writeHead(answer.status, head(answer, req.method ?? 'GET', req.headers, requestId));
+      if (body === undefined || Buffer.isBuffer(body)) {
+        res.end(body);
+        // A body in memory is handed to the socket whole: recorded now, not at 'close'.
+        return record(req, res, answer, requestId, started, true);
+      }
+      // A store read that fails midway cuts the connection (the head already promised every
+      // byte, so a short body must not look complete); a response that closes early (client
+      // gone, send timeout) destroys the read.
+      const stream = body;
+      stream.once('error', (err) => res.destroy(err));
+      res.once('close', () => {
+        if (!stream.destroyed) stream.destroy();
+        record(req, res, answer, requestId, started, res.writableFinished);
+      });
+      stream.pipe(res);
+    },
+  };
+}

@@ -1,0 +1,200 @@
+/**
+ * The core: one transport-free function from a request to its answer, for every API request.
+ * The steps run in one order for every route:
+ *
+ *   protocol (400/417) ▸ CORS preflight (204, no credentials, no point) ▸ route (unknown: not
+ *   the core's) ▸ method (204 for OPTIONS, 405) ▸ credentials, key and origin (401/403, no
+ *   point) ▸ rate limit (one point; 429) ▸ the route: validation (400), lookup (404),
+ *   conditionals (304/412), ranges (206/416), bytes.
+ *
+ * `handle` returns the answer synchronously when everything it needs is in memory (the status
+ * document, a cached window, a tile whose directories are decoded, a rendered TileJSON, every
+ * error) and a promise otherwise (a lease renewal, a store read, a directory load). Errors
+ * come out as answers too, so a caller never sees a throw. The node:http listener and the
+ * in-process test client both write what it returns through one answer writer.
+ */
+import type { ArchiveStore, CatalogReader, RateDecision, RateLimiter } from '../../domain/ports';
+import type { StatusDocument } from '../../domain/status-document';
+import { HttpError, MethodNotAllowedError, TooManyRequestsError } from '../../errors';
+import type { KeyStore } from '../../keys/ports';
+import type { Logger } from '../../logger';
+import type { TileLocator } from '../../tiles/tile-locator';
+import { type Answer, errorAnswer, UNMATCHED_ROUTE } from './answer';
+import { createArchiveAnswerer } from './archive-answer';
+import {
+  type AuthFailureListener,
+  type Authorisation,
+  type Caller,
+  createAuthoriser,
+} from './authorise';
+import type { CorsPolicy } from './cors';
+import { createFailureAnswerer } from './failure';
+import { checkProtocol } from './protocol';
+import type { PublicBaseUrl } from './public-base-url';
+import type { CoreRequest } from './request';
+import { matchRoute, pathOf, ROUTES, type RouteKind, type RouteMatch } from './route-table';
+import { createStatusAnswerer } from './status-answer';
+import { createTileAnswerer } from './tile-answer';
+import { createTileJsonAnswerer } from './tilejson-answer';
+
+/** The methods every API route allows (`Allow` of a 405 and of a plain OPTIONS). */
+export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
+
+/** Observer of every rate decision (metrics): allowed or not, and the key's tier (its limit). */
+export type RateDecisionListener = (allowed: boolean, limit: number) => void;
+
+export interface CoreDeps {
+  readonly logger: Logger;
+  readonly catalog: CatalogReader;
+  readonly store: ArchiveStore;
+  readonly keys: KeyStore;
+  readonly limiter: RateLimiter;
+  readonly tiles: TileLocator;
+  readonly statusDocument: () => StatusDocument | undefined;
+  readonly cors: CorsPolicy;
+  readonly cacheControl: 'private' | 'public';
+  /** The public base URL of a request, for TileJSON (`public-base-url.ts`). */
+  readonly baseUrl: (headers: CoreRequest['headers']) => PublicBaseUrl;
+  readonly onAuthFailure?: AuthFailureListener;
+  readonly onRateDecision?: RateDecisionListener;
+}
+
+export interface Core {
+  /**
+   * The answer to `request`, or undefined when its path is none of the API's routes (the
+   * server's other routes, or the final 404, answer it).
+   */
+  handle(request: CoreRequest): Answer | Promise<Answer> | undefined;
+  /** The answer to an error raised outside the core (another route, the last resort). */
+  fail(err: unknown, request: CoreRequest, route: string): Answer;
+  /** The route templates, for metrics that must exist before the first request. */
+  readonly routes: readonly string[];
+}
+
+/** What a route handler gets once the caller is known and the point is spent. */
+type Handler = (
+  request: CoreRequest,
+  params: readonly string[],
+  caller: Caller,
+) => Answer | Promise<Answer>;
+
+export function createCore(deps: CoreDeps): Core {
+  const authorise = createAuthoriser(deps.keys, deps.onAuthFailure);
+  const onDecision = deps.onRateDecision ?? (() => {});
+  const failure = createFailureAnswerer(deps.logger);
+  const status = createStatusAnswerer(deps.statusDocument);
+  const archive = createArchiveAnswerer(deps);
+  const tile = createTileAnswerer(deps);
+  const tileJson = createTileJsonAnswerer(deps);
+  const handlers: Record<RouteKind, Handler> = {
+    status: (request) => status(request.headers),
+    archive: (request, [timestamp], caller) => archive(request, timestamp!, caller),
+    tile: (request, params, caller) => tile(request, params, caller),
+    tilejson: (request, [timestamp]) => tileJson(request, timestamp!),
+  };
+
+  const fail = (
+    err: unknown,
+    request: CoreRequest,
+    route: string,
+    decided?: { caller: Caller; rate: RateDecision },
+  ): Answer =>
+    failure(
+      err,
+      { method: request.method, path: pathOf(request.target), route, gone: request.gone() },
+      decided,
+    );
+
+  /** The route's answer; a throw or a rejection becomes the error answer. */
+  const run = (
+    request: CoreRequest,
+    match: RouteMatch,
+    caller: Caller,
+    rate: RateDecision,
+  ): Answer | Promise<Answer> => {
+    const route = match.route.template;
+    const decided = { caller, rate };
+    let answer: Answer | Promise<Answer>;
+    try {
+      answer = handlers[match.route.kind](request, match.params, caller);
+    } catch (err) {
+      return fail(err, request, route, decided);
+    }
+    if (answer instanceof Promise)
+      return answer.then(
+        (settled) => ({ ...settled, caller, rate }),
+        (err: unknown) => fail(err, request, route, decided),
+      );
+    return { ...answer, caller, rate };
+  };
+
+  const afterRate = (
+    request: CoreRequest,
+    match: RouteMatch,
+    caller: Caller,
+    rate: RateDecision,
+  ): Answer | Promise<Answer> => {
+    onDecision(rate.allowed, rate.limit);
+    if (!rate.allowed)
+      return errorAnswer(new TooManyRequestsError(rate.retryAfterS), match.route.template, {
+        caller,
+        rate,
+      });
+    return run(request, match, caller, rate);
+  };
+
+  const afterAuth = (
+    request: CoreRequest,
+    match: RouteMatch,
+    authorisation: Authorisation,
+  ): Answer | Promise<Answer> => {
+    if (authorisation instanceof HttpError) return errorAnswer(authorisation, match.route.template);
+    const caller = authorisation;
+    const rate = deps.limiter.consume(caller.keyId, caller.limit);
+    if (rate instanceof Promise)
+      return rate.then(
+        (settled) => afterRate(request, match, caller, settled),
+        (err: unknown) => fail(err, request, match.route.template),
+      );
+    return afterRate(request, match, caller, rate);
+  };
+
+  const handle = (request: CoreRequest): Answer | Promise<Answer> | undefined => {
+    const refused = checkProtocol(request);
+    if (refused !== undefined) return errorAnswer(refused, UNMATCHED_ROUTE);
+    const match = matchRoute(pathOf(request.target));
+    const method = request.method;
+    if (deps.cors.isPreflight(method, request.headers))
+      return {
+        status: 204,
+        route: match?.route.template ?? UNMATCHED_ROUTE,
+        headers: [],
+        preflight: true,
+      };
+    if (match === undefined) return undefined;
+    if (method !== 'GET' && method !== 'HEAD') {
+      if (method === 'OPTIONS')
+        return { status: 204, route: match.route.template, headers: ['Allow', ALLOWED_METHODS] };
+      return errorAnswer(new MethodNotAllowedError(ALLOWED_METHODS), match.route.template);
+    }
+    const authorisation = authorise(request.headers, request.rawHeaders);
+    if (authorisation instanceof Promise)
+      return authorisation.then(
+        (settled) => afterAuth(request, match, settled),
+        (err: unknown) => fail(err, request, match.route.template),
+      );
+    return afterAuth(request, match, authorisation);
+  };
+
+  return {
+    handle(request) {
+      try {
+        return handle(request);
+      } catch (err) {
+        return fail(err, request, UNMATCHED_ROUTE);
+      }
+    },
+    fail: (err, request, route) => fail(err, request, route),
+    routes: ROUTES.map((route) => route.template),
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * The protocol step, before anything else: requests Node's parser lets through but this
+ * HTTP/1.x server cannot honour. All are the client's fault, so 4xx with the error record,
+ * never a 5xx and never Node's bare answers:
+ * - another major version than 1; an HTTP/1.1 request without `Host`, with two `Host` lines,
+ *   or with a `Host` that is no `uri-host[:port]` (RFC 9112 §3.2: 400);
+ * - an `Expect` other than `100-continue`, which Node answers itself with `100 Continue`
+ *   (RFC 9110 §10.1.1: 417).
+ */
+import type { HttpError } from '../../errors';
+import { BadRequestError, ExpectationFailedError } from '../../errors';
+import type { CoreRequest } from './request';
+
+/**
+ * RFC 3986 `host [ ":" port ]`: an IP literal in brackets, or a reg-name (unreserved,
+ * pct-encoded and sub-delims characters; an IPv4 address is one too), then an optional port
+ * of at most 5 digits, checked against 65535 below. Empty is allowed (RFC 9112 §3.2).
+ */
+const HOST_FIELD =
+  /^(?:\[[0-9A-Fa-f:.]+\]|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})*)(?::([0-9]{0,5}))?$/;
+
+/** Whether a `Host` field value is a valid `uri-host[:port]` (port at most 65535). */
+export function isValidHostField(value: string): boolean {
+  const found = HOST_FIELD.exec(value);
+  if (found === null) return false;
+  const port = found[1];
+  return port === undefined || port === '' || Number(port) <= 65535;
+}
+
+function hostLines(raw: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host') count++;
+  }
+  return count;
+}
+
+/** The error to answer, or undefined when the request may go on. */
+export function checkProtocol(request: CoreRequest): HttpError | undefined {
+  if (request.httpVersionMajor !== 1) return new BadRequestError();
+  const host = request.headers.host;
+  if (host === undefined) {
+    if (request.httpVersionMinor >= 1) return new BadRequestError();
+  } else if (hostLines(request.rawHeaders) > 1 || !isValidHostField(host)) {
+    return new BadRequestError();
+  }
+  const expect = request.headers.expect;
+  if (expect !== undefined && expect.toLowerCase() !== '100-continue')
+    return new ExpectationFailedError();
+  return undefined;
+}

@@ -1,0 +1,78 @@
+/**
+ * The one table of API routes: each route's template (also its metric label), how its path is
+ * matched, and whether it needs credentials. The core matches requests against it; the
+ * request metrics are primed from it. Templates use path-to-regexp syntax (the router syntax
+ * of @koa/router), compiled once: case-sensitive, no trailing slash, parameters one path
+ * segment each, percent-decoded.
+ */
+import { pathToRegexp } from 'path-to-regexp';
+
+/** What each route answers; the core has one handler per kind. */
+export type RouteKind = 'status' | 'archive' | 'tilejson' | 'tile';
+
+export interface Route {
+  readonly kind: RouteKind;
+  /** path-to-regexp template, e.g. `/tiles/:timestamp.pmtiles`. */
+  readonly template: string;
+}
+
+export const STATUS_ROUTE = '/status.json';
+export const ARCHIVE_ROUTE = '/tiles/:timestamp.pmtiles';
+export const TILEJSON_ROUTE = '/tiles/:timestamp.json';
+export const TILE_ROUTE = '/tiles/:timestamp/:z/:x/:y.png';
+
+export const ROUTES: readonly Route[] = [
+  { kind: 'status', template: STATUS_ROUTE },
+  { kind: 'archive', template: ARCHIVE_ROUTE },
+  { kind: 'tilejson', template: TILEJSON_ROUTE },
+  { kind: 'tile', template: TILE_ROUTE },
+];
+
+/** A matched route and its decoded parameters, in template order. */
+export interface RouteMatch {
+  readonly route: Route;
+  readonly params: readonly string[];
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+const compiled = ROUTES.map((route) => ({
+  route,
+  regexp: pathToRegexp(route.template, { sensitive: true, trailing: false, end: true }).regexp,
+}));
+
+/** The route `path` (no query) names, or undefined. */
+export function matchRoute(path: string): RouteMatch | undefined {
+  for (const { route, regexp } of compiled) {
+    const found = regexp.exec(path);
+    if (found === null) continue;
+    const params: string[] = [];
+    for (let i = 1; i < found.length; i++) {
+      const value = found[i]!;
+      params.push(value.includes('%') ? safeDecode(value) : value);
+    }
+    return { route, params };
+  }
+  return undefined;
+}
+
+/** The path of a request-target: origin form up to `?`, or the path of an absolute form. */
+export function pathOf(target: string): string {
+  if (target.charCodeAt(0) === 47 /* / */) {
+    const query = target.indexOf('?');
+    const hash = target.indexOf('#');
+    const end = query < 0 ? hash : hash < 0 ? query : Math.min(query, hash);
+    return end < 0 ? target : target.slice(0, end);
+  }
+  try {
+    return new URL(target).pathname;
+  } catch {
+    return target;
+  }
+}

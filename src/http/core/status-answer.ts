@@ -1,0 +1,81 @@
+/**
+ * `GET /status.json`: the prepared status document of the current snapshot in the coding the
+ * client prefers (brotli, gzip or identity, negotiated here so nginx passes the bytes through
+ * instead of compressing every response). O(1) per request: no rendering, hashing,
+ * compression or I/O once a version's representation exists.
+ *
+ * Preconditions follow the archive's rules: `If-None-Match` naming any representation of the
+ * document answers 304, `If-Match` naming none of them answers 412 (every coding of one
+ * document is the same state of the resource, so any of their tags matches).
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { StatusDocument, StatusRepresentation } from '../../domain/status-document';
+import { PreconditionFailedError, ServiceUnavailableError } from '../../errors';
+import { preferredEncoding } from '../accept-encoding';
+import { evaluatePreconditions } from '../conditional';
+import type { Answer } from './answer';
+import { STATUS_ROUTE } from './route-table';
+
+/** The document changes every publish: clients revalidate with its ETag every time. */
+export const STATUS_CACHE_CONTROL = 'private, no-cache';
+
+/** Seconds after which a client asking before anything was published may try again. */
+export const NOTHING_PUBLISHED_RETRY_AFTER_S = 10;
+
+/** What a status request gets: the negotiated representation and its precondition outcome. */
+export interface StatusAnswer {
+  readonly rep: StatusRepresentation;
+  readonly outcome: 'send' | 'not-modified' | 'precondition-failed';
+}
+
+/** Whether `evaluatePreconditions` says `outcome` for any representation of `doc`. */
+function anyRepresentation(
+  headers: IncomingHttpHeaders,
+  doc: StatusDocument,
+  outcome: 'not-modified' | 'proceed',
+): boolean {
+  return doc.etags.some((etag) => evaluatePreconditions(headers, { etag }) === outcome);
+}
+
+/** Negotiation and revalidation of the document. */
+export function answerStatus(headers: IncomingHttpHeaders, doc: StatusDocument): StatusAnswer {
+  const accept = headers['accept-encoding'];
+  const rep = doc.representation(
+    preferredEncoding(typeof accept === 'string' ? accept : undefined),
+  );
+  const ifMatch = headers['if-match'];
+  if (ifMatch !== undefined && !anyRepresentation({ 'if-match': ifMatch }, doc, 'proceed'))
+    return { rep, outcome: 'precondition-failed' };
+  // The document has no modification date, so If-None-Match is the only condition left.
+  if (headers['if-none-match'] !== undefined) {
+    const rest = ifMatch === undefined ? headers : { ...headers, 'if-match': undefined };
+    if (anyRepresentation(rest, doc, 'not-modified')) return { rep, outcome: 'not-modified' };
+  }
+  return { rep, outcome: 'send' };
+}
+
+/** The status answer for the document `statusDocument()` returns now. */
+export function createStatusAnswerer(
+  statusDocument: () => StatusDocument | undefined,
+): (headers: IncomingHttpHeaders) => Answer {
+  return (headers) => {
+    const doc = statusDocument();
+    if (doc === undefined)
+      throw new ServiceUnavailableError({ retryAfterS: NOTHING_PUBLISHED_RETRY_AFTER_S });
+    const { rep, outcome } = answerStatus(headers, doc);
+    if (outcome === 'precondition-failed') throw new PreconditionFailedError();
+    const common = ['ETag', rep.etag, 'Cache-Control', STATUS_CACHE_CONTROL];
+    if (outcome === 'not-modified')
+      return { status: 304, route: STATUS_ROUTE, headers: common, vary: 'Accept-Encoding' };
+    common.push('Content-Type', 'application/json');
+    if (rep.encoding !== 'identity') common.push('Content-Encoding', rep.encoding);
+    return {
+      status: 200,
+      route: STATUS_ROUTE,
+      headers: common,
+      vary: 'Accept-Encoding',
+      body: rep.body,
+      length: rep.body.length,
+    };
+  };
+}
