@@ -48,10 +48,14 @@ export function unfilterScanlines(
           const left = i >= pixelBytes ? raw[cur + i - pixelBytes]! : 0;
           const up = hasPrev ? raw[prev + i]! : 0;
           const upLeft = hasPrev && i >= pixelBytes ? raw[prev + i - pixelBytes]! : 0;
+          // |p - x| without Math.abs, which some embeddings (VM contexts) fail to inline.
           const p = left + up - upLeft;
-          const pa = Math.abs(p - left);
-          const pb = Math.abs(p - up);
-          const pc = Math.abs(p - upLeft);
+          let pa = p - left;
+          if (pa < 0) pa = -pa;
+          let pb = p - up;
+          if (pb < 0) pb = -pb;
+          let pc = p - upLeft;
+          if (pc < 0) pc = -pc;
           const predictor = pa <= pb && pa <= pc ? left : pb <= pc ? up : upLeft;
           raw[cur + i] = (raw[cur + i]! + predictor) & 0xff;
         }

@@ -32,7 +32,9 @@ export function readGrib2(
 ): Grib2Field[] {
   const limits = { ...DEFAULT_GRIB2_LIMITS, ...options.limits };
   const fail = failFor(name);
-  const bytes = inflateIfGzip(input, limits.maxInflatedBytes, fail);
+  const inflated = inflateIfGzip(input, limits.maxInflatedBytes, fail);
+  // A plain Uint8Array view (not a Buffer): see png-samples.ts on indexing speed.
+  const bytes = new Uint8Array(inflated.buffer, inflated.byteOffset, inflated.length);
   if (bytes.length === 0) fail('file is empty');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
   const fields: Grib2Field[] = [];

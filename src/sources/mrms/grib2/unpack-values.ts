@@ -52,17 +52,22 @@ function integerReader(bytes: Uint8Array, bits: number): () => number {
       return value;
     };
   }
-  let bitPosition = 0;
+  let byteIndex = 0;
+  let bitOffset = 0; // bits of bytes[byteIndex] already read, 0..7
   return () => {
     let value = 0;
     let remaining = bits;
     while (remaining > 0) {
-      const byte = bytes[Math.floor(bitPosition / 8)]!;
-      const available = 8 - (bitPosition % 8);
-      const take = Math.min(available, remaining);
-      value = value * 2 ** take + ((byte >>> (available - take)) & ((1 << take) - 1));
+      const available = 8 - bitOffset;
+      const take = available < remaining ? available : remaining;
+      const chunk = (bytes[byteIndex]! >>> (available - take)) & ((1 << take) - 1);
+      value = value * (1 << take) + chunk;
       remaining -= take;
-      bitPosition += take;
+      bitOffset += take;
+      if (bitOffset === 8) {
+        bitOffset = 0;
+        byteIndex++;
+      }
     }
     return value;
   };
