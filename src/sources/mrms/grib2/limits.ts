@@ -10,14 +10,17 @@ export interface Grib2Limits {
   readonly maxPoints: number;
   /** Most bytes a gzip-compressed input may inflate to (the GRIB2 file itself). */
   readonly maxInflatedBytes: number;
+  /** Most fields (data sections) per input, so a file of many tiny grids stays bounded too. */
+  readonly maxFields: number;
 }
 
 /**
- * Defaults: 100 million points (the MRMS CONUS mosaic has 24.5 million, so four of them fit)
- * and 256 MiB of inflated GRIB2 (a CONUS mosaic is about 1 MiB, so a gzip bomb stops long
- * before it costs memory).
+ * Defaults: 100 million points (the MRMS CONUS mosaic has 24.5 million, so four of them fit),
+ * 256 MiB of inflated GRIB2 (a CONUS mosaic is about 1 MiB, so a gzip bomb stops long before
+ * it costs memory) and 10,000 fields (an MRMS file has one).
  */
 export const DEFAULT_GRIB2_LIMITS: Grib2Limits = Object.freeze({
   maxPoints: 100_000_000,
   maxInflatedBytes: 256 * 1024 * 1024,
+  maxFields: 10_000,
 });

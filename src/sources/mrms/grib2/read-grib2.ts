@@ -13,7 +13,7 @@ import type { Grib2Field } from './types';
 
 /** Options of {@link readGrib2}. */
 export interface ReadGrib2Options {
-  /** Caps on points and inflated size; defaults in {@link DEFAULT_GRIB2_LIMITS}. */
+  /** Caps on points, inflated size and fields; defaults in {@link DEFAULT_GRIB2_LIMITS}. */
   readonly limits?: Partial<Grib2Limits>;
 }
 
@@ -38,7 +38,8 @@ export function readGrib2(
   if (bytes.length === 0) fail('file is empty');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
   const fields: Grib2Field[] = [];
-  let budget = limits.maxPoints;
+  let pointBudget = limits.maxPoints;
+  let fieldBudget = limits.maxFields;
   let at = 0;
   for (let index = 0; at < bytes.length; index++) {
     const left = bytes.length - at;
@@ -65,10 +66,12 @@ export function readGrib2(
       index,
       discipline: bytes[at + 6]!,
       fail,
-      pointBudget: budget,
+      pointBudget,
+      fieldBudget,
     };
     fields.push(...readMessage(frame));
-    budget = frame.pointBudget;
+    pointBudget = frame.pointBudget;
+    fieldBudget = frame.fieldBudget;
     at += length;
   }
   return fields;

@@ -42,6 +42,8 @@ export interface MessageFrame {
   readonly fail: Fail;
   /** Grid points this input may still decode (the reader's cap minus fields already read). */
   pointBudget: number;
+  /** Fields this input may still hold. */
+  fieldBudget: number;
 }
 
 /** Reads the sections of one message whose bounds the caller has checked. */
@@ -93,6 +95,8 @@ export function readMessage(frame: MessageFrame): Grib2Field[] {
         break;
       case 7: {
         const g = grid!;
+        if (frame.fieldBudget === 0) fail("holds more fields than the reader's cap");
+        frame.fieldBudget--;
         if (g.points > frame.pointBudget) {
           fail(`field ${fields.length + 1} would take the input past the reader's cap on points`);
         }

@@ -256,6 +256,13 @@ describe('readGrib2 on encoded files', () => {
         /cap of 14 points/,
       );
     });
+    it('counts fields over all messages of the input', () => {
+      const three = Buffer.concat([encode(field(), field()), encode(field())]);
+      expect(readGrib2(three, 'f.grib2', { limits: { maxFields: 3 } })).toHaveLength(3);
+      expect(() => readGrib2(three, 'f.grib2', { limits: { maxFields: 2 } })).toThrow(
+        "f.grib2: message 2: holds more fields than the reader's cap",
+      );
+    });
     it('stops inflating gzip input at its cap', () => {
       const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024));
       const error = errorOf(() =>
