@@ -55,26 +55,23 @@ export function toCanonicalOrder(
 ): Float32Array {
   if (mode.canonical) return stored;
   const out = new Float32Array(stored.length);
+  // Canonical column of the file's i, and canonical row of the file's j.
+  const column = (i: number) => (mode.iNegative ? width - 1 - i : i);
+  const row = (j: number) => (mode.jPositive ? height - 1 - j : j);
   const runLength = mode.jConsecutive ? height : width;
   const runs = mode.jConsecutive ? width : height;
   for (let outer = 0; outer < runs; outer++) {
-    // The file's i and j of this run's first point, and their direction along the run.
     const reversed = mode.boustrophedon && outer % 2 === 1;
-    // Canonical column of file index i, and canonical row of file index j.
-    const column = (i: number) => (mode.iNegative ? width - 1 - i : i);
-    const row = (j: number) => (mode.jPositive ? height - 1 - j : j);
+    const first = reversed ? runLength - 1 : 0; // i (or j) of the run's first point
+    const along = reversed ? -1 : 1; // its direction along the run
     let start: number;
     let step: number;
     if (mode.jConsecutive) {
-      const c = column(outer);
-      const firstJ = reversed ? height - 1 : 0;
-      start = row(firstJ) * width + c;
-      step = (row(firstJ + (reversed ? -1 : 1)) - row(firstJ)) * width;
+      start = row(first) * width + column(outer);
+      step = (mode.jPositive ? -along : along) * width;
     } else {
-      const r = row(outer);
-      const firstI = reversed ? width - 1 : 0;
-      start = r * width + column(firstI);
-      step = column(firstI + (reversed ? -1 : 1)) - column(firstI);
+      start = row(outer) * width + column(first);
+      step = mode.iNegative ? -along : along;
     }
     const base = outer * runLength;
     for (let inner = 0; inner < runLength; inner++) {

@@ -27,7 +27,10 @@ export interface LatLonGrid {
   readonly dLat: number;
   /** Column spacing, degrees, positive. */
   readonly dLon: number;
-  /** Outer edges of the grid's cells: centres extended by half a cell on every side. */
+  /**
+   * Outer edges of the grid's cells: centres extended by half a cell on every side, not clamped
+   * (a global grid with centres at the poles reaches past +-90 by half a cell).
+   */
   readonly bounds: {
     readonly west: number;
     readonly south: number;
