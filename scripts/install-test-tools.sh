@@ -8,6 +8,8 @@ command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v nginx >/dev/null 2>&1 || missing+=(nginx-light)
 command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+# The GRIB2 decoder test streams the xz-compressed golden decode through `xz -dc`.
+command -v xz >/dev/null 2>&1 || missing+=(xz-utils)
 # The live observability test (test/e2e/observability.test.ts) and the alerting config checks.
 # Installing them may start Debian's own services on their default ports; the tests never use
 # those, they start their own processes on free loopback ports.
@@ -23,5 +25,5 @@ if [ "${#missing[@]}" -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
-  echo "test tools present: redis-server nginx promtool chromium prometheus alertmanager amtool blackbox-exporter nginx-exporter"
+  echo "test tools present: redis-server nginx promtool chromium xz prometheus alertmanager amtool blackbox-exporter nginx-exporter"
 fi
