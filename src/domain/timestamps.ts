@@ -12,7 +12,9 @@ export function hasTimestampShape(value: string): boolean {
 
 /**
  * Epoch milliseconds of a timestamp, or `undefined` when it is not 12 digits or not a real
- * UTC calendar minute (month 13, Feb 30, hour 24 are rejected, see DESIGN.md §3.1).
+ * UTC calendar minute (month 13, Feb 30, hour 24 are rejected). Every year 0000-9999 is read
+ * as written, in the proleptic Gregorian calendar (`Date.UTC` would read 0000-0099 as
+ * 1900-1999), so all valid calendar minutes are judged alike.
  */
 export function parseTimestamp(value: string): number | undefined {
   if (!hasTimestampShape(value)) return undefined;
@@ -21,8 +23,10 @@ export function parseTimestamp(value: string): number | undefined {
   const day = Number(value.slice(6, 8));
   const hour = Number(value.slice(8, 10));
   const minute = Number(value.slice(10, 12));
-  const ms = Date.UTC(year, month - 1, day, hour, minute);
-  const check = new Date(ms);
+  const check = new Date(0);
+  check.setUTCFullYear(year, month - 1, day);
+  check.setUTCHours(hour, minute, 0, 0);
+  const ms = check.getTime();
   if (
     check.getUTCFullYear() !== year ||
     check.getUTCMonth() !== month - 1 ||

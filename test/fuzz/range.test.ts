@@ -264,6 +264,13 @@ it('every Range header: invariants hold and the answer is one RFC 9110 allows', 
     `bytes=0-5, ${small + 10}-`,
     `items=${small + 10}-`,
     `bytes =${small + 10}-`,
+    // Suffixes at the edges of the archive: all but one byte, all of it, one past, one byte.
+    `bytes=-${small - 1}`,
+    `bytes=-${small}`,
+    `bytes=-${small + 1}`,
+    'bytes=-1',
+    `bytes=${small - 1}-`,
+    `bytes=0-${small - 2}`,
   ].map((range) => ({ ts: SMALL_TS, range, method: 'GET', ifRange: 'none' as IfRange }));
 
   await checkProperty(

@@ -35,9 +35,10 @@ describe('validation and lookup', () => {
   ])('400 for %s', async (ts) =>
     expectError(await get({}, 'GET', `/tiles/${ts}.pmtiles`), 400, 'Bad Request'),
   );
-  it('404 for a valid timestamp that is not published', async () => {
-    expectError(await get({}, 'GET', '/tiles/202001010000.pmtiles'), 404, 'Not Found');
-  });
+  it.each(['202001010000', '005001010000', '190001010000', '000002290000'])(
+    '404 for the valid calendar minute %s, not published (every year read alike)',
+    async (ts) => expectError(await get({}, 'GET', `/tiles/${ts}.pmtiles`), 404, 'Not Found'),
+  );
 });
 
 describe('whole archive', () => {
@@ -79,6 +80,8 @@ describe('ranges', () => {
     ['bytes=100-199', 100, 199],
     ['bytes=1000-', 1000, size - 1],
     ['bytes=-500', size - 500, size - 1],
+    [`bytes=-${size - 1}`, 1, size - 1],
+    ['bytes=-1', size - 1, size - 1],
     [`bytes=10-${size + 5000}`, 10, size - 1],
     [`bytes=-${size + 10}`, 0, size - 1],
   ];

@@ -3,7 +3,7 @@
  * is present exactly once, and the shipped values keep the invariants the edge relies on.
  */
 import fs from 'node:fs';
-import { KEEP_ALIVE_TIMEOUT_MS } from '../../../src/http/http-server';
+import { DRAIN_IDLE_CLOSE_MS, KEEP_ALIVE_TIMEOUT_MS } from '../../../src/http/http-server';
 import {
   NGINX_MARKERS,
   NGINX_TEMPLATE_PATH,
@@ -36,7 +36,7 @@ describe('renderNginxConfig', () => {
       expect(rendered).toContain(`${kind}_temp_path /tmp/radar-edge/tmp/${kind};`);
     }
     expect(rendered).toMatch(/^worker_processes 1;$/m);
-    expect(rendered).toMatch(/^\s+keepalive_timeout 60s;$/m);
+    expect(rendered).toMatch(/^\s+keepalive_timeout 4s;$/m);
     const short = renderNginxConfig(shipped, {
       ...options,
       upstreamKeepaliveTimeoutS: 2,
@@ -80,9 +80,12 @@ describe('renderNginxConfig', () => {
 });
 
 describe('the shipped nginx/nginx.conf', () => {
-  it('closes idle upstream connections before the replicas do', () => {
+  it('closes idle upstream connections before the replicas do, draining or not', () => {
     const idle = /keepalive_timeout (\d+)s;\s+# @local:upstream-keepalive-timeout/.exec(shipped);
     expect(Number(idle![1]) * 1000).toBeLessThan(KEEP_ALIVE_TIMEOUT_MS);
+    // A draining replica closes a connection idle past RADAR_DRAIN_IDLE_S (default): nginx must
+    // have let go of it by then, or its next request on it would be reset.
+    expect(Number(idle![1]) * 1000).toBeLessThan(DRAIN_IDLE_CLOSE_MS);
   });
 
   it('compresses JSON only, never intercepts replica errors, retries connection errors only', () => {

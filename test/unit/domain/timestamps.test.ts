@@ -30,6 +30,18 @@ describe('parseTimestamp', () => {
     expect(hasTimestampShape(ts)).toBe(false);
     expect(parseTimestamp(ts)).toBeUndefined();
   });
+  it.each(['005001010000', '000001010000', '009912312359', '000002290000', '040002291200'])(
+    'reads the early or far year of %s as written, like any other year',
+    (ts) => {
+      const ms = parseTimestamp(ts);
+      expect(ms).toBeDefined();
+      expect(formatTimestamp(ms!)).toBe(ts);
+    },
+  );
+  it.each(['010002290000', '190002290000', '005002290000'])(
+    'rejects Feb 29 of the common year in %s',
+    (ts) => expect(parseTimestamp(ts)).toBeUndefined(),
+  );
   it('round-trips with formatTimestamp', () => {
     const ms = Date.UTC(2031, 0, 5, 3, 7);
     expect(parseTimestamp(formatTimestamp(ms + 59_999))).toBe(ms);
