@@ -63,6 +63,12 @@ export interface QuotaLeaseOptions {
     points: number,
     call: LeaseCall,
   ) => Promise<LeaseGrant>;
+  /**
+   * One point from the in-memory insurance limiter, for a request that waited on a lease whose
+   * Redis call failed: each such request spends its own point there, at once (asking Redis
+   * again would queue every waiter behind another timeout).
+   */
+  readonly insure: (keyId: string, limit: number) => Promise<LeaseDecision>;
   /** Hands unspent points back to the window they came from (rate-limiter-flexible `reward`). */
   readonly handBack: (keyId: string, limit: number, points: number, windowEndS: number) => void;
   /** True while Redis is failing: blocks of 1, nothing kept locally. */
@@ -89,9 +95,21 @@ interface Lease extends DemandView {
   lastUseAt: number;
   /** The counter reached the limit at this replica's last lease: refuse once the block is spent. */
   exhausted: boolean;
-  pending: Promise<LeaseDecision | undefined> | undefined;
+  pending: Promise<LeaseOutcome> | undefined;
   waiting: number;
 }
+
+/**
+ * What a lease reply means for the requests that waited on it: the grant's points are in the
+ * lease (spend them); no point was left (every waiter is refused with the same decision); or
+ * Redis failed and the insurance limiter decided for the request that sent the call only.
+ */
+type LeaseOutcome =
+  | { readonly kind: 'granted' }
+  | { readonly kind: 'denied'; readonly decision: LeaseDecision }
+  | { readonly kind: 'insured'; readonly decision: LeaseDecision };
+
+const GRANTED: LeaseOutcome = { kind: 'granted' };
 
 /** Per-replica book of leased blocks, keyed by limit and key. */
 export interface QuotaLease {
@@ -184,9 +202,16 @@ export function createQuotaLease(options: QuotaLeaseOptions): QuotaLease {
       }
       if (lease?.pending) {
         lease.waiting += 1;
-        const denial = await lease.pending;
-        lease.waiting -= 1;
-        if (denial) return denial;
+        let outcome: LeaseOutcome;
+        try {
+          outcome = await lease.pending;
+        } finally {
+          lease.waiting -= 1;
+        }
+        // The failed call counted one request in the insurance limiter: its sender's. Every
+        // waiter spends a point of its own there.
+        if (outcome.kind === 'insured') return options.insure(keyId, limit);
+        if (outcome.kind === 'denied') return outcome.decision;
         continue;
       }
       const fresh: Lease = lease ?? {
@@ -223,16 +248,19 @@ export function createQuotaLease(options: QuotaLeaseOptions): QuotaLease {
         : planLease(lease, limit, need, now, known);
       fresh.maxNeed = Math.max(fresh.maxNeed, need);
       const pending = options.lease(keyId, limit, asked, call).then(
-        (grant) => {
+        (grant): LeaseOutcome => {
           if (grant.insured) {
             // Redis failed: the insurance counted this request; keep nothing locally.
             book.delete(id);
             const msLeft = grant.msLeft ?? 0;
-            return grant.granted > 0
-              ? { allowed: true, remaining: Math.max(0, limit - grant.used), msLeft }
-              : { allowed: false, remaining: 0, msLeft };
+            const decision =
+              grant.granted > 0
+                ? { allowed: true, remaining: Math.max(0, limit - grant.used), msLeft }
+                : { allowed: false, remaining: 0, msLeft };
+            return { kind: 'insured', decision };
           }
-          return apply(fresh, grant, sentAt, clock());
+          const denial = apply(fresh, grant, sentAt, clock());
+          return denial ? { kind: 'denied', decision: denial } : GRANTED;
         },
         (error: unknown) => {
           book.delete(id);
@@ -242,7 +270,7 @@ export function createQuotaLease(options: QuotaLeaseOptions): QuotaLease {
       fresh.pending = pending;
       try {
         const outcome = await pending;
-        if (outcome) return outcome;
+        if (outcome.kind !== 'granted') return outcome.decision;
       } finally {
         fresh.pending = undefined;
       }

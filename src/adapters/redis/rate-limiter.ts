@@ -216,6 +216,18 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
     return grant;
   };
 
+  /** One point from the insurance limiter alone (a request that waited on a failed lease). */
+  const insure = async (keyId: string, limit: number): Promise<LeaseDecision> => {
+    try {
+      const res = await limiterFor(limit).insurance.consume(keyId, 1);
+      const remaining = Math.max(0, limit - res.consumedPoints);
+      return { allowed: true, remaining, msLeft: res.msBeforeNext };
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      return { allowed: false, remaining: 0, msLeft: rejection.msBeforeNext };
+    }
+  };
+
   const handBack = (keyId: string, limit: number, points: number, windowEndS: number) => {
     if (windowS < 3) return; // the script tells windows apart to ±1 s
     const call = limiterFor(limit)
@@ -237,7 +249,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
   const onReady = () => observe(false);
   client.on('ready', onReady);
 
-  const quota = createQuotaLease({ lease, handBack, degraded: isDegraded });
+  const quota = createQuotaLease({ lease, insure, handBack, degraded: isDegraded });
 
   const toDecision = (d: LeaseDecision, limit: number): RateDecision => {
     const msLeft = Math.max(0, d.msLeft);
