@@ -1,12 +1,14 @@
 /**
  * Concurrent bursts against two replicas (built by `buildReplica` on a real Redis) while Redis
- * answers, answers late, is stopped or frozen. A key with
+ * answers, answers late, is slower than the command timeout, frozen (throughout, or resumed
+ * mid-window) or stopped. A key with
  * limit 5 and a 10 s window gets bursts of 40 concurrent requests on each replica every
  * 700 ms for 8 s (all inside one window): exactly the limit is admitted while Redis answers
  * (also when it pauses for less than the command timeout), and between the limit (the service
  * fails open) and replicas x limit while the insurance limiter decides.
  */
 import http from 'node:http';
+import Redis from 'ioredis';
 import { request } from '../harness/http-client';
 import { startProductionStack, stackAuth, type ProductionStack } from '../harness/production-stack';
 import { reportFigure } from '../harness/wait';
@@ -23,7 +25,7 @@ const DURATION_MS = 8000;
 /** A request that costs one point and touches no archive: 404 when allowed, 429 when not. */
 const PATH = '/tiles/200001010000.pmtiles';
 
-const SCENARIOS = ['answering', 'paused', 'frozen', 'stopped'] as const;
+const SCENARIOS = ['answering', 'paused', 'slow', 'frozen', 'resumed', 'stopped'] as const;
 const apiKey = (scenario: string) => `rk_burst-${scenario}-0123456789`;
 
 let stack: ProductionStack;
@@ -118,12 +120,62 @@ it('Redis frozen for less than the command timeout before each burst: exactly th
   expect(f.admitted).toBe(LIMIT);
 });
 
+it('Redis slower than the command timeout (busy scripts): at most replicas x limit', async () => {
+  const admin = new Redis(stack.redis.url, { maxRetriesPerRequest: 0 });
+  let busy = true;
+  // Back-to-back scripts that each hold Redis for twice the timeout; other clients' commands
+  // run only between them.
+  const hog = (async () => {
+    while (busy) {
+      await admin.eval(
+        `local t = redis.call('TIME')
+         local s = t[1] * 1000 + t[2] / 1000
+         while true do
+           local u = redis.call('TIME')
+           if u[1] * 1000 + u[2] / 1000 - s > tonumber(ARGV[1]) then return 1 end
+         end`,
+        0,
+        String(TIMEOUT_MS * 2),
+      );
+    }
+  })();
+  let f: BurstFigures;
+  try {
+    f = await bursts('slow');
+  } finally {
+    busy = false;
+    await hog;
+    await admin.quit();
+  }
+  expect(f.other).toEqual([]);
+  expect(f.admitted).toBeGreaterThanOrEqual(LIMIT);
+  expect(f.admitted).toBeLessThanOrEqual(stack.replicas.length * LIMIT);
+});
+
 it('Redis frozen (SIGSTOP) throughout: at most replicas x limit', async () => {
   let f: BurstFigures;
   await stack.redis.pause();
   try {
     f = await bursts('frozen');
   } finally {
+    await stack.redis.resume();
+  }
+  expect(f.other).toEqual([]);
+  expect(f.admitted).toBeGreaterThanOrEqual(LIMIT);
+  expect(f.admitted).toBeLessThanOrEqual(stack.replicas.length * LIMIT);
+});
+
+it('Redis frozen (SIGSTOP), then resumed mid-window: at most replicas x limit in the window', async () => {
+  let f: BurstFigures;
+  let resume: NodeJS.Timeout | undefined;
+  await stack.redis.pause();
+  try {
+    // Half the bursts on a frozen Redis, the rest after SIGCONT: what the replicas admitted in
+    // memory counts in Redis when it returns, and late lease calls take nothing.
+    resume = setTimeout(() => void stack.redis.resume(), DURATION_MS / 2);
+    f = await bursts('resumed');
+  } finally {
+    clearTimeout(resume);
     await stack.redis.resume();
   }
   expect(f.other).toEqual([]);
