@@ -84,6 +84,7 @@ export function redisRateLimiter(
   return createRedisRateLimiter({
     client: redis.client,
     windowS: config.rateWindowS,
+    commandTimeoutMs: config.redisTimeoutMs,
     logger: logger.child({ component: 'limiter' }),
   });
 }

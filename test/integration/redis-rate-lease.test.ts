@@ -13,7 +13,7 @@ import {
   waitForRedisReady,
   type RedisClient,
 } from '../../src/adapters/redis/client';
-import { rateLimitKeyPrefix } from '../../src/adapters/redis/keys';
+import { rateLimitKey } from '../../src/adapters/redis/keys';
 import { LEASE_SCRIPT, leaseDuration } from '../../src/adapters/redis/lease-script';
 import { IDLE_HAND_BACK_MS } from '../../src/adapters/redis/quota-lease';
 import {
@@ -43,9 +43,9 @@ async function replicas(n: number): Promise<RedisRateLimiter[]> {
   return Promise.all(Array.from({ length: n }, () => replica()));
 }
 
-/** The shared counter as Redis holds it (leased points included). */
-async function counter(keyId: string, limit: number): Promise<number> {
-  return Number((await admin.get(`${rateLimitKeyPrefix(limit)}:${keyId}`)) ?? 0);
+/** The shared counter as Redis holds it (leased points included); one per key, any limit. */
+async function counter(keyId: string, _limit: number): Promise<number> {
+  return Number((await admin.get(rateLimitKey(keyId))) ?? 0);
 }
 
 async function commandsProcessed(): Promise<number> {

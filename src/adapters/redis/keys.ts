@@ -49,11 +49,14 @@ export const KEY_REGISTRY_KEY = `${HASH_TAG}:keys:registry`;
 export const KEY_EVENTS_CHANNEL = `${HASH_TAG}:keys:events`;
 
 /**
- * Prefix of the rate-limit counters of keys with `limit` requests per window. A counter is
- * `radar:rl:<limit>:<keyId>` (rate-limiter-flexible appends `:<keyId>`), a string with the
- * points consumed and the window as its TTL. Outside the hash tag on purpose (see above); a
- * changed limit starts a fresh window under the new prefix.
+ * Prefix of the rate-limit counters. A key's counter is `radar:rl:<keyId>` (rate-limiter-flexible
+ * appends `:<keyId>`), a string with the points consumed and the window as its TTL, one per
+ * key whatever its limit: a changed limit applies to the points already spent in the window.
+ * Outside the hash tag on purpose (see above).
  */
-export function rateLimitKeyPrefix(limit: number): string {
-  return `radar:rl:${limit}`;
+export const RATE_LIMIT_KEY_PREFIX = 'radar:rl';
+
+/** The rate-limit counter of `keyId` (see {@link RATE_LIMIT_KEY_PREFIX}). */
+export function rateLimitKey(keyId: string): string {
+  return `${RATE_LIMIT_KEY_PREFIX}:${keyId}`;
 }

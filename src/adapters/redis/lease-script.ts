@@ -40,14 +40,40 @@
  * ARGV[2]. It is applied only while that same window is alive, so points from an ended window
  * can never be added to the next one (which would over-admit it); it never creates a key and
  * never goes below zero.
+ *
+ * A lease may add a guard (`LeaseGuard`, ARGV[5..8]; the library's calls pass none):
+ * - `expiresAtMs` (Redis time): a call Redis runs after it changes nothing and answers
+ *   `{-1, nowMs, 0, 0}`. The caller has given up on it by then (its command timeout), so it
+ *   was answered by the insurance limiter; a late INCRBY (a stalled Redis runs what it had
+ *   queued when it resumes) would take points no request spends, from whatever window is
+ *   current then. Checked whenever the script reads the clock anyway (a call that may open a
+ *   window: not `known`, or one whose key is gone) and, with `always`, for every call (one
+ *   more command: callers set it only after a Redis failure);
+ * - `carry` points this replica admitted in memory while Redis failed, added to the counter
+ *   before the lease (never past the limit); a missing key is created with them and a TTL of
+ *   `carryTtlMs` (what is left of the replica's insurance window). A carrying call always
+ *   gets the full reply (the window may be new). `asked = 0` carries only.
  */
 export const LEASE_SCRIPT = `
 local asked = tonumber(ARGV[1])
 local limit = tonumber(ARGV[3])
 local window = tonumber(ARGV[4])
+local expires = tonumber(ARGV[5] or '0')
+local always = ARGV[6] == '1'
+local carry = tonumber(ARGV[7] or '0')
+local clock = nil
+local function now()
+  if not clock then
+    local t = redis.call('time')
+    clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  end
+  return clock
+end
 local function windowEnd(ttl)
-  local t = redis.call('time')
-  return math.floor((tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + ttl) / 1000)
+  return math.floor((now() + ttl) / 1000)
+end
+local function late()
+  return expires > 0 and now() > expires
 end
 if asked < 0 then
   local ttl = redis.call('pttl', KEYS[1])
@@ -74,6 +100,22 @@ if code >= 0 then
   exact = code % 256
   need = math.min(asked, math.max(1, math.floor(code / 256)))
 end
+if carry > 0 then known = false end
+if (always or not known) and late() then return {-1, now(), 0, 0} end
+if carry > 0 then
+  local ttl = redis.call('pttl', KEYS[1])
+  if ttl == -2 then
+    redis.call('set', KEYS[1], math.min(limit, carry), 'PX', math.max(1, tonumber(ARGV[8])))
+  else
+    local have = tonumber(redis.call('get', KEYS[1]) or '0')
+    if have < limit then redis.call('set', KEYS[1], math.min(limit, have + carry), 'KEEPTTL') end
+  end
+end
+if asked == 0 then
+  local ttl = redis.call('pttl', KEYS[1])
+  if ttl < 0 then return {0, 0, 0, 0} end
+  return {tonumber(redis.call('get', KEYS[1]) or '0'), ttl, windowEnd(ttl), 0}
+end
 local used = redis.call('incrby', KEYS[1], asked)
 local before = used - asked
 local left = math.max(0, limit - before)
@@ -92,6 +134,11 @@ if known and used > granted then
 end
 local ttl = redis.call('pttl', KEYS[1])
 if ttl < 0 then
+  if late() then
+    -- A known call that found its window gone, run too late: it must not open the next one.
+    redis.call('del', KEYS[1])
+    return {-1, now(), 0, 0}
+  end
   redis.call('expire', KEYS[1], window)
   ttl = 1000 * window
 end
@@ -118,6 +165,31 @@ export interface LeaseCall {
   /** The caller knows the window's end: the script may skip reporting it. */
   readonly known: boolean;
 }
+
+/** What a lease adds to the library's arguments (ARGV[5..8], see above). */
+export interface LeaseGuard {
+  /** Redis time (Unix ms) after which the call changes nothing; 0: no expiry. */
+  readonly expiresAtMs: number;
+  /** Check the expiry on every call, not only on those that read the clock anyway. */
+  readonly always: boolean;
+  /** Points admitted in memory while Redis failed, added to the counter first. */
+  readonly carry: number;
+  /** TTL (ms) of a counter the carry creates. */
+  readonly carryTtlMs: number;
+}
+
+/** The script's arguments after the library's four. */
+export function guardArguments(guard: LeaseGuard): string[] {
+  return [
+    String(Math.max(0, Math.round(guard.expiresAtMs))),
+    guard.always ? '1' : '0',
+    String(Math.max(0, Math.floor(guard.carry))),
+    String(Math.max(1, Math.ceil(guard.carryTtlMs))),
+  ];
+}
+
+/** First element of the reply to a call that ran after its expiry (the second is Redis time). */
+export const LATE_REPLY = -1;
 
 /** Encodes a lease call as the `customDuration` the script decodes (always > the window). */
 export function leaseDuration(windowS: number, call: LeaseCall): number {

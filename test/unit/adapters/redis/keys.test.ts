@@ -23,8 +23,8 @@ describe('Redis key names', () => {
   });
 
   it('spreads rate-limit counters over the cluster instead of one slot', () => {
-    const counter = `${keys.rateLimitKeyPrefix(1200)}:acme`;
-    expect(counter).toBe('radar:rl:1200:acme');
+    const counter = keys.rateLimitKey('acme');
+    expect(counter).toBe('radar:rl:acme');
     expect(hashedPart(counter)).toBe(counter);
   });
 
