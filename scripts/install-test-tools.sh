@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suite drives as real servers and tools (everything
-# `npm test` needs besides Node 20). Idempotent: installs only what is missing. Run as root.
+# `npm test` needs besides Node 20). Idempotent: installs only what is missing. Installing
+# needs root: run it as root, or as a user with sudo (it re-runs itself under sudo when it has
+# something to install and is not root).
 set -euo pipefail
 
 missing=()
@@ -21,6 +23,15 @@ command -v prometheus-nginx-exporter >/dev/null 2>&1 || missing+=(prometheus-ngi
 if [ "${#missing[@]}" -gt 0 ]; then
   # One entry per package (prometheus-alertmanager provides two commands).
   mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+      echo "installing needs root: re-running under sudo"
+      exec sudo -- "$0" "$@"
+    fi
+    echo "install-test-tools: installing ${missing[*]} needs root, and sudo is not available;" >&2
+    echo "run this script as root (su -c $0)" >&2
+    exit 1
+  fi
   echo "installing: ${missing[*]}"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -4,7 +4,8 @@
  * compiles src/ with tsc and bundles the viewer page with esbuild. With `--if-stale` it builds
  * only when a source is newer than the last build, so `npm start`, `npm run keys` and
  * `npm run stack` start at once when nothing changed. Where there is no src/ (an installed
- * package or the image) there is nothing to build.
+ * package or the image) there is nothing to build. `tools/build-and-run.mjs` imports
+ * {@link buildIfStale} to do the same in the process it then runs the entry point in.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -47,7 +48,8 @@ function stale() {
   return inputs.some((input) => newestMtime(path.join(root, input)) > built);
 }
 
-function build() {
+/** Cleans dist/ and builds it; throws when tsc or the viewer build fails. */
+export function build() {
   const began = new Date();
   fs.rmSync(dist, { recursive: true, force: true });
   const bin = (name) => path.join(root, 'node_modules', '.bin', name);
@@ -59,9 +61,22 @@ function build() {
   fs.utimesSync(stamp, began, began);
 }
 
-if (!process.argv.includes('--if-stale') || stale()) {
+/** Builds dist/ when a source is newer than the last build; returns whether it built. */
+export function buildIfStale() {
+  if (!stale()) return false;
+  build();
+  return true;
+}
+
+/** Run as `node tools/build.mjs` (not imported): compared as real paths, symlinks resolved. */
+const runAsScript =
+  process.argv[1] !== undefined &&
+  fs.realpathSync(path.resolve(process.argv[1])) ===
+    fs.realpathSync(fileURLToPath(import.meta.url));
+if (runAsScript) {
   try {
-    build();
+    if (process.argv.includes('--if-stale')) buildIfStale();
+    else build();
   } catch {
     process.exit(1);
   }

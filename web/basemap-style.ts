@@ -5,9 +5,9 @@
  */
 import type { StyleSpecification } from 'maplibre-gl';
 import type { FeatureCollection } from 'geojson';
-import type { Basemap } from '../src/viewer/basemap';
+import { BASEMAP_COLOURS, type Basemap } from '../src/viewer/basemap';
 
-export type { Basemap };
+export { BASEMAP_COLOURS, type Basemap };
 
 /** First line layer: radar frames are inserted below it. */
 export const RADAR_BEFORE_LAYER = 'country-borders';
@@ -25,32 +25,41 @@ export function basemapStyle(basemap: Basemap): StyleSpecification {
       nation: geojson(basemap.nation),
     },
     layers: [
-      { id: 'background', type: 'background', paint: { 'background-color': '#0b1622' } },
-      { id: 'land', type: 'fill', source: 'land', paint: { 'fill-color': '#1c2229' } },
-      { id: 'states', type: 'fill', source: 'states', paint: { 'fill-color': '#242b33' } },
+      {
+        id: 'background',
+        type: 'background',
+        paint: { 'background-color': BASEMAP_COLOURS.background },
+      },
+      { id: 'land', type: 'fill', source: 'land', paint: { 'fill-color': BASEMAP_COLOURS.land } },
+      {
+        id: 'states',
+        type: 'fill',
+        source: 'states',
+        paint: { 'fill-color': BASEMAP_COLOURS.states },
+      },
       {
         id: RADAR_BEFORE_LAYER,
         type: 'line',
         source: 'country-borders',
-        paint: { 'line-color': '#5b6672', 'line-width': 0.8 },
+        paint: { 'line-color': BASEMAP_COLOURS.countryBorders, 'line-width': 0.8 },
       },
       {
         id: 'coastline',
         type: 'line',
         source: 'land',
-        paint: { 'line-color': '#5f6c79', 'line-width': 0.8 },
+        paint: { 'line-color': BASEMAP_COLOURS.coastline, 'line-width': 0.8 },
       },
       {
         id: 'state-borders',
         type: 'line',
         source: 'state-borders',
-        paint: { 'line-color': '#8793a0', 'line-width': 0.7 },
+        paint: { 'line-color': BASEMAP_COLOURS.stateBorders, 'line-width': 0.7 },
       },
       {
         id: 'nation',
         type: 'line',
         source: 'nation',
-        paint: { 'line-color': '#b3bec9', 'line-width': 1.2 },
+        paint: { 'line-color': BASEMAP_COLOURS.nation, 'line-width': 1.2 },
       },
     ],
   };

@@ -2,6 +2,7 @@
  * The dBZ legend, drawn from the simulator's palette table itself so the legend and the tiles
  * cannot disagree.
  */
+import type { IControl } from 'maplibre-gl';
 import type { PaletteStep } from '../src/sim/palette';
 
 /** Fills `container` with one swatch per palette step, labelled with its lower bound in dBZ. */
@@ -25,4 +26,21 @@ export function renderLegend(container: HTMLElement, palette: readonly PaletteSt
     scale.append(cell);
   }
   container.replaceChildren(title, scale);
+}
+
+/**
+ * The legend as a map control in the bottom-right corner. MapLibre stacks the controls of a
+ * corner, so the legend sits above the attribution line, however many lines the attribution
+ * wraps to on a narrow screen, instead of being placed over it at a guessed offset.
+ */
+export function legendControl(container: HTMLElement): IControl {
+  return {
+    onAdd: () => {
+      container.classList.add('maplibregl-ctrl');
+      return container;
+    },
+    onRemove: () => {
+      container.remove();
+    },
+  };
 }

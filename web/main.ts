@@ -9,7 +9,7 @@ import { REFLECTIVITY_PALETTE } from '../src/sim/palette';
 import type { RadarCredentials } from '../src/client/transport';
 import { basemapStyle, RADAR_BEFORE_LAYER, type Basemap } from './basemap-style';
 import { createCredentialsStore } from './credentials-store';
-import { renderLegend } from './legend';
+import { legendControl, renderLegend } from './legend';
 import { createPanel } from './panel';
 import { createRadarSession, type RadarSession } from './radar-session';
 import { pagePadding } from './visible-area';
@@ -26,6 +26,18 @@ const CONUS: [[number, number], [number, number]] = [
   [-125, 24],
   [-66, 50],
 ];
+
+/** Where the base map comes from; links open in a new tab (the page itself loads nothing remote). */
+const ATTRIBUTION = [
+  'Simulated radar',
+  link('https://maplibre.org/', 'MapLibre'),
+  `US states: ${link('https://www.census.gov/geographies/mapping-files.html', 'US Census')} via ${link('https://github.com/topojson/us-atlas', 'us-atlas')}`,
+  `Land: ${link('https://www.naturalearthdata.com/', 'Natural Earth')} via ${link('https://github.com/topojson/world-atlas', 'world-atlas')}`,
+].join(' · ');
+
+function link(href: string, text: string): string {
+  return `<a href="${href}" target="_blank" rel="noopener noreferrer">${text}</a>`;
+}
 
 declare global {
   interface Window {
@@ -54,14 +66,12 @@ async function main(): Promise<void> {
     style: basemapStyle(basemap),
     bounds: CONUS,
     fitBoundsOptions: { padding: pagePadding(document) },
-    attributionControl: {
-      compact: false,
-      customAttribution:
-        'Simulated radar · US states: US Census via us-atlas · Land: Natural Earth via world-atlas',
-    },
+    attributionControl: { compact: false, customAttribution: ATTRIBUTION },
     renderWorldCopies: false,
   });
   map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'top-right');
+  // Added after the attribution, so stacked above it in the same corner.
+  map.addControl(legendControl(panel.legend), 'bottom-right');
   // Refit CONUS when the visible area changes (rotation, resize, panel folded) until the user
   // moves the map themselves.
   let userMoved = false;

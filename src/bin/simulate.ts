@@ -13,6 +13,7 @@ import { type IntegerLimit, limitProblem, SIM_LIMITS } from '../sim/limits';
 import { defaultPoolSize } from '../sim/render-pool';
 import type { FrameProgress } from '../sim/simulator';
 import { openArchives } from '../wiring/open-archives';
+import { onStopSignals } from '../wiring/stop-signals';
 import { buildSimulator } from '../wiring/simulator';
 
 const { backfill, cadenceS, maxZoom, workers } = SIM_LIMITS;
@@ -133,12 +134,14 @@ async function main(): Promise<void> {
     })();
     return stopping;
   };
-  process.on('SIGINT', () => {
-    if (stopping) process.exit(130); // second Ctrl-C: do not wait
-    process.stderr.write('stopping after the frame in flight (Ctrl-C again to quit now)\n');
-    void shutdown().then(() => process.exit(0));
+  onStopSignals({
+    stop: (signal) => {
+      if (signal === 'SIGINT')
+        process.stderr.write('stopping after the frame in flight (Ctrl-C again to quit now)\n');
+      void shutdown().then(() => process.exit(0));
+    },
+    force: (signal) => process.exit(signal === 'SIGINT' ? 130 : 143), // asked again: do not wait
   });
-  process.on('SIGTERM', () => void shutdown().then(() => process.exit(0)));
 
   process.stderr.write(
     `simulating into ${archives.describe}: ${args.backfill} frames every ${args.cadenceS} s, zooms 0..${args.maxZoom}, ${args.workers} worker(s)\n`,

@@ -7,6 +7,7 @@
  */
 import type http from 'node:http';
 import type { Logger } from '../logger';
+import { onStopSignals } from './stop-signals';
 
 export interface ShutdownPlan {
   readonly logger: Logger;
@@ -93,19 +94,20 @@ export function onFatalErrors(options: FatalErrorOptions): void {
   process.on('unhandledRejection', (reason) => fatal('unhandled rejection', reason));
 }
 
-/** Wires SIGTERM and SIGINT to `shutdown`, exiting 0 when it completes. */
+/**
+ * Wires SIGTERM and SIGINT to `shutdown`, exiting 0 when it completes. The same signal sent
+ * again later forces exit 1; its echo (one Ctrl-C under `npm run` arrives twice) does not.
+ */
 export function onSignals(shutdown: () => Promise<void>): void {
-  const handler = (signal: NodeJS.Signals) => {
-    void shutdown().then(
-      // 0, unless a fatal error is already stopping the process.
-      () => process.exit(process.exitCode === FATAL_EXIT_CODE ? FATAL_EXIT_CODE : 0),
-      () => process.exit(1),
-    );
-    // A second signal forces an immediate exit.
-    process.once(signal, () => process.exit(1));
-  };
-  process.once('SIGTERM', handler);
-  process.once('SIGINT', handler);
+  onStopSignals({
+    stop: () =>
+      void shutdown().then(
+        // 0, unless a fatal error is already stopping the process.
+        () => process.exit(process.exitCode === FATAL_EXIT_CODE ? FATAL_EXIT_CODE : 0),
+        () => process.exit(1),
+      ),
+    force: () => process.exit(1),
+  });
 }
 
 /** Listens on `port` (0: any) and resolves with the bound port. */

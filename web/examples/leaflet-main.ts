@@ -1,22 +1,59 @@
 /**
- * Leaflet example: the z/x/y route in an `L.GridLayer` whose tiles are fetched through the
+ * Leaflet example: the z/x/y route in `L.GridLayer`s whose tiles are fetched through the
  * client library, because Leaflet's `L.tileLayer` loads `<img src>` and a browser cannot add
- * `Authorization` / `X-App` headers to an image request (docs/examples.md).
+ * `Authorization` / `X-App` headers to an image request (docs/examples.md). One layer per
+ * frame animates the latest frames over the viewer's packaged base map: fills below the radar,
+ * borders and coastlines above it.
  */
 import L from 'leaflet';
 import 'leaflet/dist/leaflet.css';
+import type { FeatureCollection } from 'geojson';
+import type { RadarClient } from '../../src/client';
+import {
+  animateLatestFrames,
+  BASEMAP_COLOURS as C,
+  fetchBasemap,
+  type Basemap,
+  type FrameLayers,
+} from './example-animation';
 import { showError, startExample, tileLoaded } from './example-session';
 
-async function main(): Promise<void> {
-  const { client, timestamp } = await startExample();
-  const tileJson = await client.tileJson(timestamp);
-  const [west, south, east, north] = tileJson.bounds;
-  const map = L.map('map', { attributionControl: true });
-  map.fitBounds([
-    [south, west],
-    [north, east],
-  ]);
+declare global {
+  interface Window {
+    /** For the browser test: where a lon/lat lies on the page. */
+    radarExample?: { project(lon: number, lat: number): { x: number; y: number } };
+  }
+}
 
+function addBasemap(map: L.Map, basemap: Basemap): void {
+  // Fills under the radar (tilePane is 200), lines over it (overlayPane is 400).
+  // Drawn on canvas (the map prefers it): thousands of SVG paths would slow every pan.
+  map.createPane('basemap-fill').style.zIndex = '150';
+  const fill = (data: FeatureCollection, color: string) =>
+    L.geoJSON(data, {
+      pane: 'basemap-fill',
+      interactive: false,
+      style: { stroke: false, fill: true, fillColor: color, fillOpacity: 1 },
+    }).addTo(map);
+  const line = (data: FeatureCollection, color: string, weight: number) =>
+    L.geoJSON(data, {
+      interactive: false,
+      style: { color, weight, opacity: 1, fill: false },
+    }).addTo(map);
+  fill(basemap.land, C.land);
+  fill(basemap.states, C.states);
+  line(basemap.countryBorders, C.countryBorders, 0.8);
+  line(basemap.land, C.coastline, 0.8);
+  line(basemap.stateBorders, C.stateBorders, 0.7);
+  line(basemap.nation, C.nation, 1.2);
+}
+
+/** A grid layer of one frame's tiles, fetched with both credentials. */
+function radarLayer(
+  client: RadarClient,
+  timestamp: string,
+  options: L.GridLayerOptions,
+): L.GridLayer {
   const RadarLayer = L.GridLayer.extend({
     createTile(coords: L.Coords, done: L.DoneCallback): HTMLElement {
       const img = document.createElement('img');
@@ -35,12 +72,69 @@ async function main(): Promise<void> {
       return img;
     },
   });
-  new (RadarLayer as unknown as new (options: L.GridLayerOptions) => L.GridLayer)({
+  return new (RadarLayer as unknown as new (options: L.GridLayerOptions) => L.GridLayer)(options);
+}
+
+/** The frames as Leaflet layers: shown at opacity 1, the others at 0 (still loading). */
+function leafletFrames(map: L.Map, create: (timestamp: string) => L.GridLayer): FrameLayers {
+  const layers = new Map<string, { layer: L.GridLayer; loaded: boolean }>();
+  let shown: string | undefined;
+  const ensure = (timestamp: string) => {
+    let entry = layers.get(timestamp);
+    if (!entry) {
+      const created = { layer: create(timestamp).setOpacity(0), loaded: false };
+      created.layer.on('loading', () => (created.loaded = false));
+      created.layer.on('load', () => (created.loaded = true));
+      created.layer.addTo(map);
+      layers.set(timestamp, created);
+      entry = created;
+    }
+    return entry;
+  };
+  return {
+    show(timestamp) {
+      ensure(timestamp).layer.setOpacity(1);
+      if (shown !== undefined && shown !== timestamp) layers.get(shown)?.layer.setOpacity(0);
+      shown = timestamp;
+    },
+    preload(timestamps) {
+      for (const timestamp of timestamps) ensure(timestamp);
+    },
+    isLoaded: (timestamp) => layers.get(timestamp)?.loaded ?? false,
+    retain(timestamps) {
+      for (const [timestamp, { layer }] of layers)
+        if (!timestamps.includes(timestamp)) {
+          layer.remove();
+          layers.delete(timestamp);
+        }
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const [{ client, timestamp }, basemap] = await Promise.all([startExample(), fetchBasemap()]);
+  const tileJson = await client.tileJson(timestamp);
+  const [west, south, east, north] = tileJson.bounds;
+  const map = L.map('map', { attributionControl: true, preferCanvas: true });
+  map.fitBounds([
+    [south, west],
+    [north, east],
+  ]);
+  map.attributionControl.addAttribution('US states: US Census via us-atlas');
+  map.attributionControl.addAttribution('Land: Natural Earth via world-atlas');
+  addBasemap(map, basemap);
+  window.radarExample = { project: (lon, lat) => map.latLngToContainerPoint([lat, lon]) };
+
+  const options: L.GridLayerOptions = {
     minZoom: tileJson.minzoom,
     maxNativeZoom: tileJson.maxzoom,
     bounds: L.latLngBounds([south, west], [north, east]),
     attribution: tileJson.attribution,
-  }).addTo(map);
+  };
+  animateLatestFrames(
+    client,
+    leafletFrames(map, (ts) => radarLayer(client, ts, options)),
+  );
 }
 
 main().catch(showError);

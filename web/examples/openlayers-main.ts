@@ -1,27 +1,68 @@
 /**
- * OpenLayers example: an XYZ source over the z/x/y route whose `tileLoadFunction` fetches each
+ * OpenLayers example: XYZ sources over the z/x/y route whose `tileLoadFunction` fetches each
  * tile through the client library (both credentials, 429 handling) and hands the image a blob
- * URL. With a TileJSON-aware setup, `ol/source/TileJSON` takes `client.tileJsonUrl(ts)` the same way.
+ * URL. With a TileJSON-aware setup, `ol/source/TileJSON` takes `client.tileJsonUrl(ts)` the same
+ * way. One layer per frame animates the latest frames over the viewer's packaged base map:
+ * fills below the radar, borders and coastlines above it.
  */
-import Map from 'ol/Map';
+import OlMap from 'ol/Map';
 import View from 'ol/View';
-import TileLayer from 'ol/layer/Tile';
-import XYZ from 'ol/source/XYZ';
+import GeoJSON from 'ol/format/GeoJSON';
 import type ImageTile from 'ol/ImageTile';
+import TileLayer from 'ol/layer/Tile';
+import VectorLayer from 'ol/layer/Vector';
+import { fromLonLat, transformExtent } from 'ol/proj';
+import VectorSource from 'ol/source/Vector';
+import XYZ from 'ol/source/XYZ';
+import { Fill, Stroke, Style } from 'ol/style';
 import type Tile from 'ol/Tile';
-import { transformExtent } from 'ol/proj';
 import 'ol/ol.css';
+import type { FeatureCollection } from 'geojson';
+import type { RadarClient } from '../../src/client';
+import {
+  animateLatestFrames,
+  BASEMAP_COLOURS as C,
+  fetchBasemap,
+  type Basemap,
+  type FrameLayers,
+} from './example-animation';
 import { showError, startExample, tileLoaded } from './example-session';
 
-async function main(): Promise<void> {
-  const { client, timestamp } = await startExample();
-  const tileJson = await client.tileJson(timestamp);
-  const extent = transformExtent([...tileJson.bounds], 'EPSG:4326', 'EPSG:3857');
-  const source = new XYZ({
+declare global {
+  interface Window {
+    /** For the browser test: where a lon/lat lies on the page. */
+    radarExample?: { project(lon: number, lat: number): { x: number; y: number } };
+  }
+}
+
+/** Base map fills (z-index 0, under the radar at 1) and lines (2, over it). */
+function basemapLayers(basemap: Basemap): VectorLayer[] {
+  const format = new GeoJSON({ featureProjection: 'EPSG:3857' });
+  const layer = (data: FeatureCollection, style: Style, zIndex: number) =>
+    new VectorLayer({
+      source: new VectorSource({ features: format.readFeatures(data) }),
+      style,
+      zIndex,
+    });
+  const fill = (color: string) => new Style({ fill: new Fill({ color }) });
+  const line = (color: string, width: number) =>
+    new Style({ stroke: new Stroke({ color, width }) });
+  return [
+    layer(basemap.land, fill(C.land), 0),
+    layer(basemap.states, fill(C.states), 0),
+    layer(basemap.countryBorders, line(C.countryBorders, 0.8), 2),
+    layer(basemap.land, line(C.coastline, 0.8), 2),
+    layer(basemap.stateBorders, line(C.stateBorders, 0.7), 2),
+    layer(basemap.nation, line(C.nation, 1.2), 2),
+  ];
+}
+
+/** A tile source of one frame, each tile fetched with both credentials. */
+function radarSource(client: RadarClient, timestamp: string, minZoom: number, maxZoom: number) {
+  return new XYZ({
     url: client.tileUrl(timestamp),
-    minZoom: tileJson.minzoom,
-    maxZoom: tileJson.maxzoom,
-    attributions: tileJson.attribution,
+    minZoom,
+    maxZoom,
     tileLoadFunction: (tile: Tile) => {
       const [z, x, y] = tile.getTileCoord() as [number, number, number];
       const image = (tile as ImageTile).getImage() as HTMLImageElement;
@@ -37,12 +78,84 @@ async function main(): Promise<void> {
       );
     },
   });
-  const map = new Map({
-    target: 'map',
-    layers: [new TileLayer({ source, extent })],
-    view: new View(),
-  });
+}
+
+/**
+ * The frames as OpenLayers layers within `extent` (the archive's bounds): shown at opacity 1,
+ * the others at 0 (still loading).
+ */
+function openLayersFrames(
+  map: OlMap,
+  extent: number[],
+  create: (timestamp: string) => XYZ,
+): FrameLayers {
+  const layers = new Map<string, { layer: TileLayer<XYZ>; pending: number; ended: number }>();
+  let shown: string | undefined;
+  const ensure = (timestamp: string) => {
+    let entry = layers.get(timestamp);
+    if (!entry) {
+      const source = create(timestamp);
+      const created = {
+        layer: new TileLayer({ source, extent, opacity: 0, zIndex: 1 }),
+        pending: 0,
+        ended: 0,
+      };
+      source.on('tileloadstart', () => created.pending++);
+      const end = () => {
+        created.pending--;
+        created.ended++;
+      };
+      source.on('tileloadend', end);
+      source.on('tileloaderror', end);
+      map.addLayer(created.layer);
+      layers.set(timestamp, created);
+      entry = created;
+    }
+    return entry;
+  };
+  return {
+    show(timestamp) {
+      ensure(timestamp).layer.setOpacity(1);
+      if (shown !== undefined && shown !== timestamp) layers.get(shown)?.layer.setOpacity(0);
+      shown = timestamp;
+    },
+    preload(timestamps) {
+      for (const timestamp of timestamps) ensure(timestamp);
+    },
+    isLoaded: (timestamp) => {
+      const entry = layers.get(timestamp);
+      return entry !== undefined && entry.ended > 0 && entry.pending === 0;
+    },
+    retain(timestamps) {
+      for (const [timestamp, { layer }] of layers)
+        if (!timestamps.includes(timestamp)) {
+          map.removeLayer(layer);
+          layers.delete(timestamp);
+        }
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const [{ client, timestamp }, basemap] = await Promise.all([startExample(), fetchBasemap()]);
+  const tileJson = await client.tileJson(timestamp);
+  const extent = transformExtent([...tileJson.bounds], 'EPSG:4326', 'EPSG:3857');
+  const map = new OlMap({ target: 'map', layers: basemapLayers(basemap), view: new View() });
   map.getView().fit(extent, { padding: [12, 12, 12, 12] });
+  window.radarExample = {
+    project: (lon, lat) => {
+      const [x, y] = map.getPixelFromCoordinate(fromLonLat([lon, lat])) as [number, number];
+      return { x, y };
+    },
+  };
+
+  const attribution = `${tileJson.attribution} · US states: US Census via us-atlas · Land: Natural Earth via world-atlas`;
+  const frames = openLayersFrames(map, extent, (ts) => {
+    const source = radarSource(client, ts, tileJson.minzoom, tileJson.maxzoom);
+    source.setAttributions(attribution);
+    return source;
+  });
+  animateLatestFrames(client, frames);
 }
 
 main().catch(showError);
