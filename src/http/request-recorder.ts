@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../logger';
-import type { Tally } from '../tally';
+import type { Tally } from '../observability/tally';
 import type { Caller } from './core/authorise';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -18,7 +18,7 @@ export interface RequestSeries {
   observe(seconds: number): void;
 }
 
-/** The request metrics as the log feeds them (declared in `wiring/request-metrics.ts`). */
+/** The request metrics as the log feeds them (declared in `observability/request-metrics.ts`). */
 export interface RequestMetrics {
   /** The handles of one series, made once (bounded: route × method × status). */
   series(route: string, method: string, status: number): RequestSeries;

@@ -7,7 +7,7 @@ import type { ArchiveSource, CatalogWriter } from '../domain/ports';
 import { createIngestCycle, type IngestCycle } from '../ingest/ingest-cycle';
 import { createIngestWorker, type IngestWorkerOptions } from '../ingest/ingest-worker';
 import type { Logger } from '../logger';
-import type { IngestMetrics } from './ingest-metrics';
+import type { IngestMetrics } from '../observability/ingest-metrics';
 import type { Component } from './component';
 
 export function ingestCycle(

@@ -3,26 +3,26 @@
  * from the wiring of its technology (`fs.ts`, `s3.ts`, `redis.ts`, memory adapters), and the
  * archive store is wrapped the one way every replica ships it: measured, then cached.
  */
-import { createCachingArchiveStore, type CachingArchiveStore } from '../adapters/block-cache';
-import { createArchiveWarmer } from '../adapters/archive-warmer';
-import { createReadGate } from '../adapters/read-gate';
+import { createCachingArchiveStore, type CachingArchiveStore } from '../store/block-cache';
+import { createArchiveWarmer } from '../store/archive-warmer';
+import { createReadGate } from '../store/read-gate';
 import { createMemoryCatalog } from '../adapters/memory/catalog';
 import { createMemoryRateLimiter } from '../adapters/memory/rate-limiter';
-import { createStoreProbe, type StoreProbe } from '../adapters/store-probe';
+import { createStoreProbe, type StoreProbe } from '../store/store-probe';
 import type { Config } from '../config';
 import { createHealthCheck } from '../domain/health';
 import type { CatalogReader, RateLimiter } from '../domain/ports';
 import type { KeyStore } from '../keys/ports';
 import { createStatusDocumentSource, type StatusDocument } from '../domain/status-document';
 import { ensureDemoCredentials, type DemoCredentials } from '../embedded/demo-credentials';
-import { instrumentArchiveStore } from '../instrument';
+import { instrumentArchiveStore } from '../observability/archive-store-metrics';
 import type { Logger } from '../logger';
-import { liveGauge } from '../metrics';
-import { createCacheMetrics } from './cache-metrics';
-import { createCatalogMetrics } from './catalog-metrics';
-import type { IngestMetrics } from './ingest-metrics';
+import { liveGauge } from '../observability/registry';
+import { createCacheMetrics } from '../observability/cache-metrics';
+import { createCatalogMetrics } from '../observability/catalog-metrics';
+import type { IngestMetrics } from '../observability/ingest-metrics';
 import type { Registry } from 'prom-client';
-import { catalogGauges } from './catalog-gauges';
+import { catalogGauges } from '../observability/catalog-gauges';
 import type { ArchivesWiring } from './archives';
 import { openArchives } from './open-archives';
 import { closer, type Component } from './component';

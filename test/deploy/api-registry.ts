@@ -4,13 +4,13 @@
  * file that feeds its metrics; a new factory is added here once.
  */
 import type { ArchiveStore } from '../../src/domain/ports';
-import { instrumentArchiveStore } from '../../src/instrument';
-import { createRegistry } from '../../src/metrics';
-import { createCacheMetrics } from '../../src/wiring/cache-metrics';
-import { createCatalogMetrics } from '../../src/wiring/catalog-metrics';
-import { createGuardMetrics } from '../../src/wiring/guard-metrics';
-import { createIngestMetrics } from '../../src/wiring/ingest-metrics';
-import { createRequestMetrics } from '../../src/wiring/request-metrics';
+import { instrumentArchiveStore } from '../../src/observability/archive-store-metrics';
+import { createRegistry } from '../../src/observability/registry';
+import { createCacheMetrics } from '../../src/observability/cache-metrics';
+import { createCatalogMetrics } from '../../src/observability/catalog-metrics';
+import { createGuardMetrics } from '../../src/observability/guard-metrics';
+import { createIngestMetrics } from '../../src/observability/ingest-metrics';
+import { createRequestMetrics } from '../../src/observability/request-metrics';
 
 export function declaredMetrics() {
   const registry = createRegistry();

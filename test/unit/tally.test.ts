@@ -1,6 +1,6 @@
 /** Tallies: counts kept in memory reach their prom-client counters at every scrape. */
 import { Counter, Gauge, Registry } from 'prom-client';
-import { createTallies } from '../../src/tally';
+import { createTallies } from '../../src/observability/tally';
 
 it('adds pending counts to the counter when the registry is scraped, and only once', async () => {
   const registry = new Registry();

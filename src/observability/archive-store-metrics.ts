@@ -10,10 +10,10 @@ import {
   ClientGoneError,
   STORE_BUSY_REASONS,
   StoreBusyError,
-} from './domain/archive-errors';
-import type { ArchiveStore } from './domain/ports';
+} from '../domain/archive-errors';
+import type { ArchiveStore } from '../domain/ports';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { LATENCY_BUCKETS, zeroed } from './metrics';
+import { LATENCY_BUCKETS, zeroed } from './registry';
 
 /**
  * Counts a failed store call where it belongs: store errors only for what the store did (not

@@ -6,8 +6,8 @@
 import { Counter, type Registry } from 'prom-client';
 import { AUTH_FAILURE_REASONS, type AuthFailureListener } from '../http/core/authorise';
 import type { RateDecisionListener } from '../http/core/core';
-import { zeroed } from '../metrics';
-import { createTallies, type Tally } from '../tally';
+import { zeroed } from './registry';
+import { createTallies, type Tally } from './tally';
 
 export interface GuardEvents {
   readonly onAuthFailure: AuthFailureListener;

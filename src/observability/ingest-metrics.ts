@@ -10,7 +10,7 @@ import {
   type IngestEvents,
 } from '../ingest/ingest-cycle';
 import { READ_FAILURE_REASONS } from '../ingest/read-failure';
-import { zeroed } from '../metrics';
+import { zeroed } from './registry';
 
 /** Registers the ingest metrics on `registry`; returns the events that feed them. */
 export function createIngestMetrics(registry: Registry): IngestEvents {

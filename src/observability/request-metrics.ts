@@ -5,8 +5,8 @@
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { PRIMED_STATUSES, type RequestMetrics, type RequestSeries } from '../http/request-recorder';
-import { LATENCY_BUCKETS } from '../metrics';
-import { createTallies } from '../tally';
+import { LATENCY_BUCKETS } from './registry';
+import { createTallies } from './tally';
 
 /** Registers the request metrics on `registry`; returns the per-series handles. */
 export function createRequestMetrics(registry: Registry): RequestMetrics {

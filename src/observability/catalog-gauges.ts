@@ -5,7 +5,7 @@
 import type { Registry } from 'prom-client';
 import type { CatalogReader } from '../domain/ports';
 import { parseTimestamp } from '../domain/timestamps';
-import { finiteOr, liveGauge } from '../metrics';
+import { finiteOr, liveGauge } from './registry';
 
 export function catalogGauges(
   registry: Registry,

@@ -6,7 +6,7 @@
 import { Counter, type Registry } from 'prom-client';
 import { CATALOG_DROP_REASONS } from '../adapters/redis/catalog-codec';
 import type { RedisCatalogOptions } from '../adapters/redis/catalog';
-import { zeroed } from '../metrics';
+import { zeroed } from './registry';
 
 /** Registers the catalog metrics on `registry`; returns the listener that feeds them. */
 export function createCatalogMetrics(
