@@ -2,7 +2,7 @@
  * The dBZ legend, drawn from the simulator's palette table itself so the legend and the tiles
  * cannot disagree.
  */
-import type { PaletteStep } from '../src/sim/palette';
+import type { PaletteStep } from '../src/render/palette';
 
 /** Fills `container` with one swatch per palette step, labelled with its lower bound in dBZ. */
 export function renderLegend(container: HTMLElement, palette: readonly PaletteStep[]): void {

@@ -3,7 +3,7 @@
  * interpolate this grid bilinearly instead of evaluating the weather per pixel, which is what
  * keeps a whole frame (hundreds of tiles) within the simulator's time budget.
  */
-import { CONUS_BOUNDS, type GeoBounds } from './coverage';
+import { CONUS_BOUNDS, type GeoBounds } from '../render/web-mercator';
 import { valueNoise3 } from './noise';
 import { KM_PER_DEG_LAT, KM_PER_DEG_LON } from './echo';
 import { echoesAt } from './storm-systems';

@@ -9,7 +9,7 @@ import type { Logger } from '../logger';
 import { formatTimestamp } from '../domain/timestamps';
 import type { FrameSink } from './frame-sink';
 import { checkSimSetting, SIM_LIMITS } from './limits';
-import type { RenderPool } from './render-pool';
+import type { RenderPool } from '../render/render-pool';
 
 /** Report on one frame, for progress displays. */
 export interface FrameProgress {

@@ -5,7 +5,7 @@
  * Encoded with the simulator's palette encoder (one transparent entry, 1 bit per pixel), so
  * serving it needs no image library.
  */
-import { createIndexedPngEncoder } from '../sim/indexed-png';
+import { createIndexedPngEncoder } from '../render/indexed-png';
 
 /** Edge of the tiles the simulator renders and map clients request by default. */
 const EDGE = 256;

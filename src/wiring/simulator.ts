@@ -5,7 +5,7 @@
  */
 import type { Logger } from '../logger';
 import type { FrameSink } from '../sim/frame-sink';
-import { createRenderPool } from '../sim/render-pool';
+import { createRenderPool } from '../render/render-pool';
 import { createSimulator, type SimulatorOptions } from '../sim/simulator';
 import type { Component } from './component';
 

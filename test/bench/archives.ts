@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { formatTimestamp, parseTimestamp } from '../../src/domain/timestamps';
-import { createFrameRenderer } from '../../src/sim/render-frame';
+import { createFrameRenderer } from '../../src/render/render-frame';
 
 /** Weather instants rendered (fixed, so the cache stays valid); frame 0 is the newest. */
 const WEATHER_NEWEST_MS = Date.UTC(2026, 6, 1, 18, 0);

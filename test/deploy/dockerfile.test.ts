@@ -112,7 +112,7 @@ it('the runtime entry points import no dev dependency (the image has production 
     'bin/ingest.ts',
     'bin/simulate.ts',
     'bin/keys.ts',
-    'sim/render-worker.ts',
+    'render/render-worker.ts',
   ].map((f) => path.join(ROOT, 'src', f));
   const seen = new Set<string>();
   const offending: string[] = [];

@@ -4,7 +4,7 @@
  * server itself is the embedded harness (`startEmbeddedApi`), with a configurable rate window
  * so client tests can watch a real 429 window reopen in a second.
  */
-import { createRenderPool } from '../../src/sim/render-pool';
+import { createRenderPool } from '../../src/render/render-pool';
 import type { ViewerDemoCredentials } from '../../src/viewer/viewer-routes';
 import { startEmbeddedApi, type EmbeddedApi } from './embedded-api';
 import { recentTimestamps } from './timestamps';

@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '../../src/config';
-import { createFrameRenderer } from '../../src/sim/render-frame';
+import { createFrameRenderer } from '../../src/render/render-frame';
 import { SIM_LIMITS } from '../../src/sim/limits';
 
 it('defaults to embedded mode with DESIGN.md §3.2 values', () => {

@@ -1,5 +1,5 @@
 import { parseTimestamp } from '../../../src/domain/timestamps';
-import { CONUS_BOUNDS } from '../../../src/sim/coverage';
+import { CONUS_BOUNDS } from '../../../src/render/web-mercator';
 import {
   createReflectivityField,
   dbzAt,

@@ -6,7 +6,7 @@ import { parseTimestamp } from '../../../src/domain/timestamps';
 import { createSilentLogger } from '../../../src/logger';
 import { createDirectorySink } from '../../../src/adapters/fs/frame-sink';
 import type { FrameSink } from '../../../src/sim/frame-sink';
-import { createRenderPool } from '../../../src/sim/render-pool';
+import { createRenderPool } from '../../../src/render/render-pool';
 import { createSimulator, type FrameProgress, type Simulator } from '../../../src/sim/simulator';
 import { createBufferSource } from '../../fixtures/buffer-source';
 

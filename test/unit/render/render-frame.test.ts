@@ -1,8 +1,8 @@
 import { PMTiles, TileType } from 'pmtiles';
 import { PNG } from 'pngjs';
-import { CONUS_BOUNDS, tileRanges } from '../../../src/sim/coverage';
-import { REFLECTIVITY_PALETTE } from '../../../src/sim/palette';
-import { createFrameRenderer, GENERATOR } from '../../../src/sim/render-frame';
+import { CONUS_BOUNDS, tileRanges } from '../../../src/render/web-mercator';
+import { REFLECTIVITY_PALETTE } from '../../../src/render/palette';
+import { createFrameRenderer, GENERATOR } from '../../../src/render/render-frame';
 import { createBufferSource } from '../../fixtures/buffer-source';
 
 describe('frame renderer', () => {

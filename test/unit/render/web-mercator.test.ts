@@ -6,7 +6,7 @@ import {
   tileRanges,
   tileXToLon,
   tileYToLat,
-} from '../../../src/sim/coverage';
+} from '../../../src/render/web-mercator';
 
 describe('coverage', () => {
   it('converts between degrees and tile coordinates', () => {

@@ -3,8 +3,8 @@
  * coarse grid bilinearly (same arithmetic as `dbzAt`) and take the NWS colour of their dBZ;
  * tiles with nothing to draw are reported as absent so the archive can leave them out.
  */
-import { TILE_SIZE, tileYToLat } from './coverage';
-import type { FieldGrid } from './field';
+import { TILE_SIZE, tileYToLat } from './web-mercator';
+import type { FieldGrid } from '../sim/field';
 import { createIndexedPngEncoder } from './indexed-png';
 import { MIN_VISIBLE_DBZ, paletteRgba, REFLECTIVITY_PALETTE } from './palette';
 

@@ -4,9 +4,9 @@
  */
 import { parseTimestamp } from '../domain/timestamps';
 import { type TileInput, writePmtiles } from '../pmtiles/writer';
-import { CONUS_BOUNDS, tileRanges } from './coverage';
-import { checkSimSetting, SIM_LIMITS } from './limits';
-import { createReflectivityField, DEFAULT_SEED } from './field';
+import { CONUS_BOUNDS, tileRanges } from './web-mercator';
+import { checkSimSetting, SIM_LIMITS } from '../sim/limits';
+import { createReflectivityField, DEFAULT_SEED } from '../sim/field';
 import { createIndexedPngEncoder } from './indexed-png';
 import { paletteRgba, REFLECTIVITY_PALETTE } from './palette';
 import { createTileRenderer } from './render-tile';

@@ -1,6 +1,10 @@
 import { PMTiles } from 'pmtiles';
-import { createFrameRenderer } from '../../../src/sim/render-frame';
-import { createRenderPool, defaultPoolSize, type RenderPool } from '../../../src/sim/render-pool';
+import { createFrameRenderer } from '../../../src/render/render-frame';
+import {
+  createRenderPool,
+  defaultPoolSize,
+  type RenderPool,
+} from '../../../src/render/render-pool';
 import { createBufferSource } from '../../fixtures/buffer-source';
 
 describe('render pool (worker threads started from the .ts sources under jest)', () => {

@@ -1,14 +1,14 @@
 import { PNG } from 'pngjs';
 import { parseTimestamp } from '../../../src/domain/timestamps';
-import { CONUS_BOUNDS, tileRange, tileXToLon, tileYToLat } from '../../../src/sim/coverage';
+import { CONUS_BOUNDS, tileRange, tileXToLon, tileYToLat } from '../../../src/render/web-mercator';
 import {
   createReflectivityField,
   dbzAt,
   NO_ECHO_DBZ,
   type FieldGrid,
 } from '../../../src/sim/field';
-import { colorForDbz, hexToRgb, paletteRgba } from '../../../src/sim/palette';
-import { createTileRenderer } from '../../../src/sim/render-tile';
+import { colorForDbz, hexToRgb, paletteRgba } from '../../../src/render/palette';
+import { createTileRenderer } from '../../../src/render/render-tile';
 
 const grid = createReflectivityField().sample(parseTimestamp('202611222200')!);
 const renderer = createTileRenderer();
