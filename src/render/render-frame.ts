@@ -1,93 +1,125 @@
 /**
- * A whole radar frame: timestamp in, complete PMTiles archive out. This is the unit of work
- * the render pool runs off the main thread and the simulator publishes.
+ * The one renderer: any reflectivity grid in, a complete PMTiles archive out (web-mercator
+ * 256 px 4-bit palette PNG tiles for zooms 0..maxZoom, tiles without echo omitted, metadata
+ * naming the source product, valid time, units, palette, and what is covered apart from what
+ * has no echo).
+ * Every source (the simulator, MRMS) publishes through this, in-process or in the render pool.
  */
-import { parseTimestamp } from '../domain/timestamps';
+import { gridExtent, gridProblem, type ReflectivityGrid } from '../domain/reflectivity-grid';
 import { type TileInput, writePmtiles } from '../pmtiles/writer';
-import { CONUS_BOUNDS, tileRanges } from './web-mercator';
-import { checkSimSetting, SIM_LIMITS } from '../sim/limits';
-import { createReflectivityField, DEFAULT_SEED } from '../sim/field';
-import { createIndexedPngEncoder } from './indexed-png';
-import { paletteRgba, REFLECTIVITY_PALETTE } from './palette';
-import { createTileRenderer } from './render-tile';
+import { type AxisFootprints, columnFootprints, rowFootprints } from './footprints';
+import { classifyGrid } from './grid-classes';
+import { frameMetadata } from './frame-metadata';
+import { createTileWriter } from './render-tile';
+import { TILE_SIZE, tileRanges } from './web-mercator';
+import { halveImage, reduceGrid, type ZoomImage } from './zoom-image';
 
-/** Options of {@link createFrameRenderer}; plain data so they can cross to a worker thread. */
-export interface FrameOptions {
-  /** Highest zoom rendered (default 7); zooms 0..maxZoom are all present. */
+/** Deepest zoom rendered by default: a pixel is about 1 km, as fine as MRMS's 0.01 degree. */
+export const DEFAULT_MAX_ZOOM = 7;
+/** Deepest zoom the renderer accepts. */
+export const RENDER_MAX_ZOOM = 12;
+
+/** Options of {@link renderFrame}; plain data, so they can cross to a worker thread. */
+export interface FrameRenderOptions {
+  /** Highest zoom rendered, 0..{@link RENDER_MAX_ZOOM} (default {@link DEFAULT_MAX_ZOOM}). */
   readonly maxZoom?: number;
-  /** Weather seed (default {@link DEFAULT_SEED}). */
-  readonly seed?: number;
-  /** Field grid spacing in degrees (default 0.05). */
-  readonly stepDeg?: number;
   /** zlib level of tile PNGs (default 6). */
   readonly pngLevel?: number;
-}
-
-/** Renders frames; keeps per-thread scratch state, so use one per thread. */
-export interface FrameRenderer {
+  /** Header centre: lon, lat, zoom (default: the grid's centre at zoom min(4, maxZoom)). */
+  readonly center?: readonly [number, number, number];
   /**
-   * The archive of `timestamp` (12-digit UTC): png tiles of the CONUS field at that instant,
-   * empty tiles omitted, metadata naming the timestamp, units and palette. Throws
-   * `RangeError` for an invalid timestamp. Deterministic: same options and timestamp, same bytes.
+   * Source-specific metadata (e.g. name, description, attribution, generator, a seed). The
+   * renderer's own fields (product, timestamp, validTime, units, palette, classes, grid,
+   * cells, resampling) always win over fields of the same name.
    */
-  render(timestamp: string): Buffer;
+  readonly metadata?: Readonly<Record<string, unknown>>;
 }
 
-/** Name of the producer, recorded in every archive's metadata. */
-export const GENERATOR = 'radar-tiles simulator 1';
+/** Why `maxZoom` is not acceptable, for error messages. */
+function checkZoom(maxZoom: number): number {
+  if (!Number.isInteger(maxZoom) || maxZoom < 0 || maxZoom > RENDER_MAX_ZOOM)
+    throw new RangeError(`maxZoom must be an integer in 0..${RENDER_MAX_ZOOM}, got ${maxZoom}`);
+  return maxZoom;
+}
 
-/** Creates a frame renderer for `options`. */
-export function createFrameRenderer(options: FrameOptions = {}): FrameRenderer {
-  const maxZoom = checkSimSetting('maxZoom', options.maxZoom ?? SIM_LIMITS.maxZoom.default);
-  const field = createReflectivityField({
-    seed: options.seed ?? DEFAULT_SEED,
-    stepDeg: options.stepDeg,
-  });
-  const tiles = createTileRenderer({ pngLevel: options.pngLevel });
-  const ranges = tileRanges(CONUS_BOUNDS, maxZoom);
-  const { west, south, east, north } = CONUS_BOUNDS;
+/** Checks render options up front (a bad setting fails at start, not at the first frame). */
+export function checkFrameRenderOptions(options: FrameRenderOptions): void {
+  checkZoom(options.maxZoom ?? DEFAULT_MAX_ZOOM);
+  const level = options.pngLevel ?? 6;
+  if (!Number.isInteger(level) || level < 0 || level > 9)
+    throw new RangeError(`pngLevel must be an integer in 0..9, got ${level}`);
+}
 
-  return {
-    render(timestamp) {
-      const epochMs = parseTimestamp(timestamp);
-      if (epochMs === undefined)
-        throw new RangeError(`invalid timestamp ${JSON.stringify(timestamp)}`);
-      const grid = field.sample(epochMs);
-      const out: TileInput[] = [];
-      for (const range of ranges) {
-        for (let y = range.minY; y <= range.maxY; y++) {
-          for (let x = range.minX; x <= range.maxX; x++) {
-            const data = tiles.render(grid, range.z, x, y);
-            if (data) out.push({ z: range.z, x, y, data });
-          }
-        }
+/**
+ * The archive of `grid`. Pure and deterministic: the same grid and options give the same bytes.
+ * Throws `RangeError` naming the problem for a grid {@link gridProblem} refuses or bad options.
+ * A grid without any echo still gives a valid archive: its single z0 tile, transparent.
+ */
+export function renderFrame(grid: ReflectivityGrid, options: FrameRenderOptions = {}): Buffer {
+  checkFrameRenderOptions(options);
+  const problem = gridProblem(grid);
+  if (problem !== undefined) throw new RangeError(`bad reflectivity grid: ${problem}`);
+  const maxZoom = options.maxZoom ?? DEFAULT_MAX_ZOOM;
+  const extent = gridExtent(grid);
+  const ranges = tileRanges(extent, maxZoom);
+  const columns: AxisFootprints[] = [];
+  const rows: AxisFootprints[] = [];
+  for (const r of ranges) {
+    columns.push(
+      columnFootprints(grid, r.z, r.minX * TILE_SIZE, (r.maxX - r.minX + 1) * TILE_SIZE),
+    );
+    rows.push(rowFootprints(grid, r.z, r.minY * TILE_SIZE, (r.maxY - r.minY + 1) * TILE_SIZE));
+  }
+  // Deepest zoom from which every lower zoom can be built by halving.
+  let pyramidTop = -1;
+  while (pyramidTop < maxZoom && columns[pyramidTop + 1]!.nested && rows[pyramidTop + 1]!.nested)
+    pyramidTop++;
+
+  const classes = classifyGrid(grid);
+  const images: ZoomImage[] = [];
+  if (pyramidTop >= 0) {
+    images[pyramidTop] = reduceGrid(classes, pyramidTop, columns[pyramidTop]!, rows[pyramidTop]!);
+    for (let z = pyramidTop - 1; z >= 0; z--) {
+      const c = columns[z]!;
+      const r = rows[z]!;
+      images[z] = halveImage(images[z + 1]!, c.first, r.first, c.count, r.count);
+    }
+  }
+
+  const writer = createTileWriter({ pngLevel: options.pngLevel });
+  const tiles: TileInput[] = [];
+  for (const range of ranges) {
+    const { z } = range;
+    for (let y = range.minY; y <= range.maxY; y++) {
+      for (let x = range.minX; x <= range.maxX; x++) {
+        const data =
+          z <= pyramidTop
+            ? writer.fromImage(images[z]!, x, y)
+            : writer.fromGrid(classes, columns[z]!, rows[z]!, x, y);
+        if (data) tiles.push({ z, x, y, data });
       }
-      // An archive needs at least one tile: a clear sky is one transparent world tile.
-      if (out.length === 0) out.push({ z: 0, x: 0, y: 0, data: transparentTile() });
-      return writePmtiles(out, {
-        tileType: 'png',
-        minZoom: 0,
-        maxZoom,
-        bounds: [west, south, east, north],
-        center: [-96, 38, Math.min(4, maxZoom)],
-        metadata: {
-          name: `Simulated radar ${timestamp}`,
-          description:
-            'Synthetic base reflectivity over the contiguous United States (simulated, not real weather).',
-          attribution: 'Simulated radar data (radar-tiles simulator)',
-          type: 'overlay',
-          format: 'png',
-          units: 'dBZ',
-          palette: REFLECTIVITY_PALETTE.map((step) => ({ dbz: step.dbz, color: step.color })),
-          timestamp,
-          generator: GENERATOR,
-          seed: field.seed,
-        },
-      });
-    },
-  };
-}
+    }
+  }
+  // An archive needs at least one tile: a sky without echo is the world tile, transparent.
+  if (tiles.length === 0) {
+    const data =
+      pyramidTop >= 0
+        ? writer.fromImage(images[0]!, 0, 0, true)
+        : writer.fromGrid(classes, columns[0]!, rows[0]!, 0, 0, true);
+    tiles.push({ z: 0, x: 0, y: 0, data: data! });
+  }
 
-function transparentTile(): Buffer {
-  return createIndexedPngEncoder(paletteRgba()).encode(256, 256, 4, new Uint8Array(129 * 256));
+  const center = options.center ?? [
+    (extent.west + extent.east) / 2,
+    (extent.south + extent.north) / 2,
+    Math.min(4, maxZoom),
+  ];
+  return writePmtiles(tiles, {
+    tileType: 'png',
+    minZoom: 0,
+    maxZoom,
+    bounds: [extent.west, extent.south, extent.east, extent.north],
+    center: [center[0], center[1], center[2]],
+    metadata: frameMetadata(grid, classes, options.metadata),
+  });
 }

@@ -1,123 +1,134 @@
 /**
- * One web-mercator tile of a frame as a 4-bit palette PNG. Pixels interpolate the frame's
- * coarse grid bilinearly (same arithmetic as `dbzAt`) and take the NWS colour of their dBZ;
- * tiles with nothing to draw are reported as absent so the archive can leave them out.
+ * One web-mercator tile as a 4-bit palette PNG (palette {@link paletteRgba}: index 0
+ * transparent, 1..15 the colour steps), its indices taken either from a whole-zoom image (low
+ * zooms) or straight from the class grid through the zoom's footprints (zooms at or above the
+ * grid's resolution).
+ * Tiles without echo are reported as absent, so the archive leaves them out: readers show nothing
+ * for a missing tile, which is what a radar tile without echo means.
  */
-import { TILE_SIZE, tileYToLat } from './web-mercator';
-import type { FieldGrid } from '../sim/field';
+import type { AxisFootprints } from './footprints';
+import { boxMayHoldEcho, type ClassGrid } from './grid-classes';
 import { createIndexedPngEncoder } from './indexed-png';
-import { MIN_VISIBLE_DBZ, paletteRgba, REFLECTIVITY_PALETTE } from './palette';
+import { paletteRgba } from './palette';
+import { TILE_SIZE as IMPORTED_TILE_SIZE } from './web-mercator';
+import type { ZoomImage } from './zoom-image';
 
-// Local bindings: these run in hot loops, and inside vm contexts (jest) a global lookup such as
-// `Math` costs far more than a closure variable.
-const { floor, min } = Math;
-
-/** Renders tiles; holds scratch buffers, so use one per thread. */
-export interface TileRenderer {
-  /**
-   * PNG bytes of tile z/x/y (256 x 256, palette of {@link paletteRgba}), or `undefined` when
-   * every pixel is transparent: empty tiles are omitted from archives (readers show nothing
-   * for a missing tile, which is what an empty radar tile means).
-   */
-  render(grid: FieldGrid, z: number, x: number, y: number): Buffer | undefined;
-}
-
-/** Options of {@link createTileRenderer}. */
-export interface TileRendererOptions {
+/** Options of {@link createTileWriter}. */
+export interface TileWriterOptions {
   /** zlib level of the PNGs (default 6). */
   readonly pngLevel?: number;
 }
 
-const ROW_BYTES = 1 + TILE_SIZE / 2; // filter byte + 4-bit indices
-const TOP_INDEX = REFLECTIVITY_PALETTE.length;
+/** Writes tiles; holds scratch memory, so use one per thread. */
+export interface TileWriter {
+  /**
+   * PNG of tile (`tx`, `ty`) of `image`'s zoom, or `undefined` when it has no echo (unless
+   * `keepEmpty`).
+   */
+  fromImage(image: ZoomImage, tx: number, ty: number, keepEmpty?: boolean): Buffer | undefined;
+  /**
+   * PNG of tile (`tx`, `ty`) read from `grid` through the zoom's footprints (which must span
+   * the tile), or `undefined` when it has no echo (unless `keepEmpty`).
+   */
+  fromGrid(
+    grid: ClassGrid,
+    columns: AxisFootprints,
+    rows: AxisFootprints,
+    tx: number,
+    ty: number,
+    keepEmpty?: boolean,
+  ): Buffer | undefined;
+}
 
-/** Creates a tile renderer with its own PNG encoder and scratch memory. */
-export function createTileRenderer(options: TileRendererOptions = {}): TileRenderer {
+// A local copy: imported bindings are property reads (getters under some loaders) in hot loops.
+const TILE_SIZE = IMPORTED_TILE_SIZE;
+const ROW_BYTES = 1 + TILE_SIZE / 2; // filter byte (0, none) + two 4-bit indices per byte
+
+/** Creates a tile writer with its own PNG encoder and scratch scanlines. */
+export function createTileWriter(options: TileWriterOptions = {}): TileWriter {
   const encoder = createIndexedPngEncoder(paletteRgba(), { level: options.pngLevel ?? 6 });
   const scanlines = new Uint8Array(ROW_BYTES * TILE_SIZE);
-  const colCell = new Int32Array(TILE_SIZE);
-  const colFrac = new Float64Array(TILE_SIZE);
+  const encode = () => encoder.encode(TILE_SIZE, TILE_SIZE, 4, scanlines);
 
   return {
-    render(grid, z, x, y) {
-      const { west, north } = grid.bounds;
-      const { stepDeg: step, cols, rows, dbz } = grid;
-      const worldPx = TILE_SIZE * 2 ** z;
-
-      let firstCol = TILE_SIZE;
-      let lastCol = -1;
-      for (let px = 0; px < TILE_SIZE; px++) {
-        const lon = ((x * TILE_SIZE + px + 0.5) / worldPx) * 360 - 180;
-        const gx = (lon - west) / step;
-        if (gx >= 0 && gx <= cols - 1) {
-          const c0 = min(cols - 2, floor(gx));
-          colCell[px] = c0;
-          colFrac[px] = gx - c0;
-          if (px < firstCol) firstCol = px;
-          lastCol = px;
-        } else {
-          colCell[px] = -1;
+    fromImage(image, tx, ty, keepEmpty = false) {
+      const left = tx * TILE_SIZE - image.x0;
+      const top = ty * TILE_SIZE - image.y0;
+      const { width, pixels } = image;
+      const words = new Uint32Array(pixels.buffer, pixels.byteOffset, pixels.length >> 2);
+      let echo = keepEmpty;
+      for (let j = 0; j < TILE_SIZE && !echo; j++) {
+        const start = ((top + j) * width + left) >> 2;
+        for (let w = start, end = start + TILE_SIZE / 4; w < end; w++) {
+          if (words[w] !== 0) {
+            echo = true;
+            break;
+          }
         }
       }
-      if (lastCol < 0) return undefined;
-
-      // Grid rows this tile can reach; if none of their cells is visible, nothing to draw.
-      const rowOf = (py: number) => (north - tileYToLat(y + (py + 0.5) / TILE_SIZE, z)) / step;
-      const gyTop = Math.max(0, rowOf(0));
-      const gyBottom = min(rows - 1, rowOf(TILE_SIZE - 1));
-      if (gyTop > rows - 1 || gyBottom < 0) return undefined;
-      if (
-        !anyVisible(
-          grid,
-          colCell[firstCol]!,
-          colCell[lastCol]! + 1,
-          floor(gyTop),
-          Math.ceil(gyBottom),
-        )
-      ) {
-        return undefined;
+      if (!echo) return undefined;
+      for (let j = 0; j < TILE_SIZE; j++) {
+        const start = (top + j) * width + left;
+        const out = j * ROW_BYTES + 1;
+        for (let b = 0; b < TILE_SIZE / 2; b++)
+          scanlines[out + b] = (pixels[start + 2 * b]! << 4) | pixels[start + 2 * b + 1]!;
       }
+      return encode();
+    },
 
-      scanlines.fill(0);
-      let drawn = 0;
-      for (let py = 0; py < TILE_SIZE; py++) {
-        const gy = rowOf(py);
-        if (!(gy >= 0 && gy <= rows - 1)) continue;
-        const r0 = min(rows - 2, floor(gy));
-        const fy = gy - r0;
-        const top = r0 * cols;
-        const bottom = top + cols;
-        const out = py * ROW_BYTES + 1;
-        for (let px = firstCol; px <= lastCol; px++) {
-          const c0 = colCell[px]!;
-          if (c0 < 0) continue;
-          const fx = colFrac[px]!;
-          const a = dbz[top + c0]!;
-          const b = dbz[top + c0 + 1]!;
-          const c = dbz[bottom + c0]!;
-          const d = dbz[bottom + c0 + 1]!;
-          const upper = a + (b - a) * fx;
-          const lower = c + (d - c) * fx;
-          const value = upper + (lower - upper) * fy;
-          if (value < MIN_VISIBLE_DBZ) continue;
-          const index = value >= 5 * TOP_INDEX ? TOP_INDEX : floor(value / 5);
-          scanlines[out + (px >> 1)]! |= px & 1 ? index : index << 4;
-          drawn++;
+    fromGrid(grid, columns, rows, tx, ty, keepEmpty = false) {
+      const i0 = tx * TILE_SIZE - columns.first;
+      const j0 = ty * TILE_SIZE - rows.first;
+      const cols = span(columns, i0);
+      const rws = span(rows, j0);
+      const mayHoldEcho =
+        cols !== undefined &&
+        rws !== undefined &&
+        boxMayHoldEcho(grid, cols[0], cols[1], rws[0], rws[1]);
+      if (!mayHoldEcho && !keepEmpty) return undefined;
+      const { width: cells, classes } = grid;
+      const { lo, hi } = columns;
+      let echo = false;
+      for (let j = 0; j < TILE_SIZE; j++) {
+        const out = j * ROW_BYTES + 1;
+        const a = rows.lo[j0 + j]!;
+        if (a < 0) {
+          scanlines.fill(0, out, out + TILE_SIZE / 2);
+          continue;
+        }
+        const b = rows.hi[j0 + j]!;
+        let pair = 0;
+        for (let i = 0; i < TILE_SIZE; i++) {
+          const c0 = lo[i0 + i]!;
+          let m = 0;
+          if (c0 >= 0) {
+            const c1 = hi[i0 + i]!;
+            for (let r = a; r <= b; r++) {
+              const row = r * cells;
+              for (let c = c0; c <= c1; c++) {
+                const v = classes[row + c]!;
+                if (v > m) m = v;
+              }
+            }
+          }
+          if (i & 1) scanlines[out + (i >> 1)] = pair | m;
+          else pair = m << 4;
+          if (m !== 0) echo = true;
         }
       }
-      if (drawn === 0) return undefined;
-      return encoder.encode(TILE_SIZE, TILE_SIZE, 4, scanlines);
+      return echo || keepEmpty ? encode() : undefined;
     },
   };
 }
 
-/** Whether any grid value in the inclusive cell box reaches the visible threshold. */
-function anyVisible(grid: FieldGrid, c0: number, c1: number, r0: number, r1: number): boolean {
-  const { cols, dbz } = grid;
-  for (let r = r0; r <= r1; r++) {
-    for (let i = r * cols + c0, end = r * cols + c1; i <= end; i++) {
-      if (dbz[i]! >= MIN_VISIBLE_DBZ) return true;
-    }
+/** The grid index range the tile's 256 pixels from `start` read, or undefined when none. */
+function span(axis: AxisFootprints, start: number): [number, number] | undefined {
+  let first = -1;
+  let last = -1;
+  for (let i = start; i < start + TILE_SIZE; i++) {
+    if (axis.lo[i]! < 0) continue;
+    if (first < 0) first = axis.lo[i]!;
+    last = axis.hi[i]!;
   }
-  return false;
+  return first < 0 ? undefined : [first, last];
 }

@@ -33,7 +33,7 @@ export interface FrameProgress {
 export interface SimulatorOptions {
   readonly sink: FrameSink;
   /** Renders frames off the event loop; `size` frames are rendered at once. */
-  readonly pool: Pick<RenderPool, 'render' | 'size'>;
+  readonly pool: Pick<RenderPool<string>, 'render' | 'size'>;
   readonly logger: Logger;
   /** Seconds between frames, a positive multiple of 60 (timestamps have minute resolution). */
   readonly cadenceS?: number;

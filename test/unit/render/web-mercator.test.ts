@@ -1,5 +1,5 @@
+import { CONUS_BOUNDS } from '../../../src/sim/field';
 import {
-  CONUS_BOUNDS,
   latToTileY,
   lonToTileX,
   tileRange,

@@ -1,6 +1,6 @@
 import { parseTimestamp } from '../../../src/domain/timestamps';
-import { CONUS_BOUNDS } from '../../../src/render/web-mercator';
 import {
+  CONUS_BOUNDS,
   createReflectivityField,
   dbzAt,
   NO_ECHO_DBZ,
