@@ -7,9 +7,13 @@
 import type { ReflectivityGrid } from '../domain/reflectivity-grid';
 import { MIN_VISIBLE_DBZ, REFLECTIVITY_PALETTE } from './palette';
 
+// Local bindings for the hot loops (an exported const is read as a property where it is used).
+const SHIFT = 4;
+/** log2 of the cells per side of one block of the coarse maps. */
+export const BLOCK_SHIFT = SHIFT;
 /** Cells per side of one block of the coarse maps. */
-export const BLOCK_CELLS = 16;
-const BLOCK_SHIFT = 4;
+export const BLOCK_CELLS = 1 << SHIFT;
+const BLOCK = 1 << SHIFT;
 // Local copies: imported bindings are property reads (getters under some loaders) in hot loops.
 const MIN_VISIBLE = MIN_VISIBLE_DBZ;
 const TOP_INDEX = REFLECTIVITY_PALETTE.length;
@@ -51,19 +55,23 @@ export function classifyGrid(grid: ReflectivityGrid): ClassGrid {
   let echo = 0;
   for (let r = 0; r < height; r++) {
     const row = r * width;
-    const blockRow = (r >> BLOCK_SHIFT) * blocksWide;
-    for (let c = 0; c < width; c++) {
-      const v = values[row + c]!;
-      if (v >= MIN_VISIBLE) {
-        classes[row + c] = v >= top ? TOP_INDEX : (v / 5) | 0;
-        echoBlocks[blockRow + (c >> BLOCK_SHIFT)] = 1;
-        coveredBlocks[blockRow + (c >> BLOCK_SHIFT)] = 1;
-        echo++;
-      } else if (v === noCoverage || v !== v) {
-        uncovered++;
-      } else {
-        coveredBlocks[blockRow + (c >> BLOCK_SHIFT)] = 1;
+    const blockRow = (r >> SHIFT) * blocksWide;
+    // One block-wide run at a time, so the block maps are written once per run, not per cell.
+    for (let start = 0, bc = 0; start < width; start += BLOCK, bc++) {
+      const end = start + BLOCK < width ? start + BLOCK : width;
+      let echoHere = 0;
+      let uncoveredHere = 0;
+      for (let c = start; c < end; c++) {
+        const v = values[row + c]!;
+        if (v >= MIN_VISIBLE) {
+          classes[row + c] = v >= top ? TOP_INDEX : (v / 5) | 0;
+          echoHere++;
+        } else if (v === noCoverage || v !== v) uncoveredHere++;
       }
+      if (echoHere !== 0) echoBlocks[blockRow + bc] = 1;
+      if (uncoveredHere !== end - start) coveredBlocks[blockRow + bc] = 1;
+      echo += echoHere;
+      uncovered += uncoveredHere;
     }
   }
   const counts = { noCoverage: uncovered, noEcho: width * height - uncovered - echo, echo };
@@ -79,9 +87,9 @@ export function boxMayHoldEcho(
   r1: number,
 ): boolean {
   const { blocksWide, echoBlocks } = grid;
-  for (let br = r0 >> BLOCK_SHIFT, brEnd = r1 >> BLOCK_SHIFT; br <= brEnd; br++) {
+  for (let br = r0 >> SHIFT, brEnd = r1 >> SHIFT; br <= brEnd; br++) {
     const row = br * blocksWide;
-    for (let bc = c0 >> BLOCK_SHIFT, bcEnd = c1 >> BLOCK_SHIFT; bc <= bcEnd; bc++)
+    for (let bc = c0 >> SHIFT, bcEnd = c1 >> SHIFT; bc <= bcEnd; bc++)
       if (echoBlocks[row + bc] !== 0) return true;
   }
   return false;

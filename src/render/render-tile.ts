@@ -97,6 +97,10 @@ export function createTileWriter(options: TileWriterOptions = {}): TileWriter {
           continue;
         }
         const b = rows.hi[j0 + j]!;
+        if (cols === undefined || !boxMayHoldEcho(grid, cols[0], cols[1], a, b)) {
+          scanlines.fill(0, out, out + TILE_SIZE / 2);
+          continue;
+        }
         let pair = 0;
         for (let i = 0; i < TILE_SIZE; i++) {
           const c0 = lo[i0 + i]!;

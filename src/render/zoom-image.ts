@@ -5,7 +5,10 @@
  * all low zooms, instead of once per pixel footprint per zoom.
  */
 import type { AxisFootprints } from './footprints';
-import type { ClassGrid } from './grid-classes';
+import { BLOCK_CELLS, BLOCK_SHIFT as IMPORTED_BLOCK_SHIFT, type ClassGrid } from './grid-classes';
+
+// A local copy: imported bindings are property reads (getters under some loaders) in hot loops.
+const BLOCK_SHIFT = IMPORTED_BLOCK_SHIFT;
 
 /** The tile classes of a run of whole tiles at one zoom, one byte per pixel, row-major. */
 export interface ZoomImage {
@@ -42,30 +45,57 @@ export function reduceGrid(
   const pixels = new Uint8Array(width * height); // 0 = no coverage
   if (rFirst < 0) return { z, x0: columns.first, y0: rows.first, width, height, pixels };
 
-  // Columns first: every needed grid row reduced to pixel columns.
+  // Columns first: every needed grid row reduced to pixel columns. Cells without echo are 0,
+  // the value the arrays start with, so only blocks of the echo map that hold echo are read.
   const reduced = new Uint8Array((rLast - rFirst + 1) * width);
   const { lo, hi } = columns;
-  for (let r = rFirst; r <= rLast; r++) {
-    const src = r * cells;
-    const dst = (r - rFirst) * width;
-    for (let i = 0; i < width; i++) {
-      const a = lo[i]!;
-      if (a < 0) continue;
-      let m = classes[src + a]!;
-      for (let c = a + 1, b = hi[i]!; c <= b; c++) {
-        const v = classes[src + c]!;
-        if (v > m) m = v;
+  const { blocksWide, echoBlocks } = grid;
+  const spans = blockPixelSpans(columns, blocksWide);
+  const bandEcho = new Uint8Array(Math.ceil(grid.height / BLOCK_CELLS));
+  const runs: number[] = []; // pixel column ranges of one band, [first, last] pairs
+  for (let band = rFirst >> BLOCK_SHIFT; band <= rLast >> BLOCK_SHIFT; band++) {
+    runs.length = 0;
+    for (let bc = 0; bc < blocksWide; bc++) {
+      if (echoBlocks[band * blocksWide + bc] === 0 || spans[2 * bc]! < 0) continue;
+      const first = spans[2 * bc]!;
+      const last = spans[2 * bc + 1]!;
+      if (runs.length > 0 && first <= runs[runs.length - 1]! + 1)
+        runs[runs.length - 1] = Math.max(runs[runs.length - 1]!, last);
+      else runs.push(first, last);
+    }
+    if (runs.length === 0) continue;
+    bandEcho[band] = 1;
+    const rEnd = Math.min(rLast, (band + 1) * BLOCK_CELLS - 1);
+    for (let r = Math.max(rFirst, band * BLOCK_CELLS); r <= rEnd; r++) {
+      const src = r * cells;
+      const dst = (r - rFirst) * width;
+      for (let k = 0; k < runs.length; k += 2) {
+        for (let i = runs[k]!, iEnd = runs[k + 1]!; i <= iEnd; i++) {
+          const a = lo[i]!;
+          if (a < 0) continue;
+          let m = classes[src + a]!;
+          for (let c = a + 1, b = hi[i]!; c <= b; c++) {
+            const v = classes[src + c]!;
+            if (v > m) m = v;
+          }
+          reduced[dst + i] = m;
+        }
       }
-      reduced[dst + i] = m;
     }
   }
-  // Then rows: each pixel row the maximum of its footprint's reduced rows.
+  // Then rows: each pixel row the maximum of its footprint's reduced rows (bands without echo
+  // reduced to 0 and are skipped).
   for (let j = 0; j < height; j++) {
     const a = rows.lo[j]!;
     if (a < 0) continue;
+    const b = rows.hi[j]!;
+    let echo = false;
+    for (let band = a >> BLOCK_SHIFT; band <= b >> BLOCK_SHIFT; band++)
+      if (bandEcho[band] !== 0) echo = true;
+    if (!echo) continue;
     const out = j * width;
     pixels.set(reduced.subarray((a - rFirst) * width, (a - rFirst + 1) * width), out);
-    for (let r = a + 1, b = rows.hi[j]!; r <= b; r++) {
+    for (let r = a + 1; r <= b; r++) {
       const src = (r - rFirst) * width;
       for (let i = 0; i < width; i++) {
         const v = reduced[src + i]!;
@@ -74,6 +104,23 @@ export function reduceGrid(
     }
   }
   return { z, x0: columns.first, y0: rows.first, width, height, pixels };
+}
+
+/**
+ * For each block column of the echo map, the first and last pixel column (pairs, -1 when
+ * none) whose footprint reads a cell of that block.
+ */
+function blockPixelSpans(columns: AxisFootprints, blocksWide: number): Int32Array {
+  const spans = new Int32Array(2 * blocksWide).fill(-1);
+  for (let i = 0; i < columns.count; i++) {
+    const a = columns.lo[i]!;
+    if (a < 0) continue;
+    for (let bc = a >> BLOCK_SHIFT, end = columns.hi[i]! >> BLOCK_SHIFT; bc <= end; bc++) {
+      if (spans[2 * bc]! < 0) spans[2 * bc] = i;
+      spans[2 * bc + 1] = i;
+    }
+  }
+  return spans;
 }
 
 /**
