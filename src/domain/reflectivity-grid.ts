@@ -99,7 +99,9 @@ export function gridProblem(grid: ReflectivityGrid): string | undefined {
     return `dimensions must be positive integers, got ${width} x ${height}`;
   if (width * height > MAX_GRID_CELLS)
     return `${width} x ${height} cells exceed the limit of ${MAX_GRID_CELLS}`;
-  if (!(grid.values instanceof Float32Array) || grid.values.length !== width * height)
+  // Not instanceof: an array made in another realm (a vm context, a worker) counts too.
+  const isFloat32 = Object.prototype.toString.call(grid.values) === '[object Float32Array]';
+  if (!isFloat32 || grid.values.length !== width * height)
     return `values must be a Float32Array of ${width * height} cells, got ${grid.values?.length}`;
   if (!(dLon > 0 && dLat > 0 && Number.isFinite(dLon) && Number.isFinite(dLat)))
     return `cell size must be positive degrees, got dLon ${dLon}, dLat ${dLat}`;

@@ -8,7 +8,7 @@ import { types } from 'node:util';
 import type { ReflectivityGrid } from '../domain/reflectivity-grid';
 import { checkFrameRenderOptions, type FrameRenderOptions, renderFrame } from './render-frame';
 import { createRenderPool, type RenderPool } from './render-pool';
-import type { WorkerJob } from './worker-job';
+import { jobModulePath, type WorkerJob } from './worker-job';
 
 /** Renders grids in worker threads. */
 export interface GridRenderPool {
@@ -39,7 +39,7 @@ export function createGridRenderPool(options: GridRenderPoolOptions = {}): GridR
   checkFrameRenderOptions(render);
   const pool: RenderPool<ReflectivityGrid> = createRenderPool({
     size: options.size,
-    job: { module: __filename.replace(/\.[cm]?[jt]s$/, ''), options: render },
+    job: { module: jobModulePath(__filename), options: render },
   });
   return {
     size: pool.size,

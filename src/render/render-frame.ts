@@ -29,13 +29,13 @@ export interface FrameRenderOptions {
   readonly center?: readonly [number, number, number];
   /**
    * Source-specific metadata (e.g. name, description, attribution, generator, a seed). The
-   * renderer's own fields (product, timestamp, validTime, units, palette, classes, grid,
-   * cells, resampling) always win over fields of the same name.
+   * renderer's own fields (format, product, timestamp, validTime, units, palette, transparent,
+   * grid, cells, coveredBounds, resampling, renderer) always win over fields of the same name.
    */
   readonly metadata?: Readonly<Record<string, unknown>>;
 }
 
-/** Why `maxZoom` is not acceptable, for error messages. */
+/** `maxZoom` when it is an integer in 0..{@link RENDER_MAX_ZOOM}; RangeError otherwise. */
 function checkZoom(maxZoom: number): number {
   if (!Number.isInteger(maxZoom) || maxZoom < 0 || maxZoom > RENDER_MAX_ZOOM)
     throw new RangeError(`maxZoom must be an integer in 0..${RENDER_MAX_ZOOM}, got ${maxZoom}`);

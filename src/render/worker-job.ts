@@ -19,9 +19,15 @@ export interface WorkerJobModule {
 /** The job module every worker loads, and its options (plain data, cloned to each worker). */
 export interface WorkerJobSpec {
   /**
-   * Absolute path of a module exporting `createWorkerJob` (worker-job.ts), without its
-   * extension, so the same path loads the `.ts` source under tsx or jest and the `.js` in dist.
+   * Absolute path of a module exporting `createWorkerJob` ({@link WorkerJobModule}), without
+   * its extension, so the same path loads the `.ts` source under tsx or jest and the `.js` in
+   * dist. A module names itself with `jobModulePath(__filename)`.
    */
   readonly module: string;
   readonly options?: unknown;
+}
+
+/** The {@link WorkerJobSpec.module} of the module at `file` (its `__filename`). */
+export function jobModulePath(file: string): string {
+  return file.replace(/\.[cm]?[jt]s$/, '');
 }

@@ -6,7 +6,7 @@
 import { parseTimestamp } from '../domain/timestamps';
 import { createRenderPool, type RenderPool } from '../render/render-pool';
 import { renderFrame } from '../render/render-frame';
-import type { WorkerJob } from '../render/worker-job';
+import { jobModulePath, type WorkerJob } from '../render/worker-job';
 import { checkSimSetting, SIM_LIMITS } from './limits';
 import { createSimulatedGrids } from './simulated-grid';
 
@@ -83,7 +83,7 @@ export function createSimulatorPool(options: SimulatorPoolOptions = {}): RenderP
   createSimulatorFrameRenderer(frame); // validates the options in the caller's thread
   return createRenderPool<string>({
     size,
-    job: { module: __filename.replace(/\.[cm]?[jt]s$/, ''), options: frame },
+    job: { module: jobModulePath(__filename), options: frame },
   });
 }
 
