@@ -27,10 +27,12 @@ export interface GeoBounds {
  * antimeridian: give longitudes east of 180 as negative values, e.g. MRMS's 230.005 as -129.995).
  *
  * Values: `values[r * width + c]` is the cell's reflectivity in dBZ (float32), except:
- * - `noCoverage` (MRMS: -999) or NaN: no radar sees this cell. Published as "no coverage".
- * - `noEcho` (MRMS: -99): a radar sees the cell and it holds no echo. Published as "no echo".
- * - Any other value is a measured dBZ; values below the palette's first step (5 dBZ) are
- *   published as "no echo", as radar displays show them.
+ * - `noCoverage` (MRMS: -999) or NaN: no radar sees this cell.
+ * - `noEcho` (MRMS: -99): a radar sees the cell and it holds no echo.
+ * - Any other value is a measured dBZ; values below the palette's first step (5 dBZ) count as
+ *   no echo, as radar displays show them.
+ * Tiles draw no coverage and no echo alike (transparent); the archive's metadata counts them
+ * apart and boxes the covered area.
  * The two markers must differ and must not be valid reflectivities (below -50 dBZ); values are
  * compared with them after rounding the markers to float32, so any float32 marker matches.
  *
