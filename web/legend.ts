@@ -3,7 +3,7 @@
  * cannot disagree.
  */
 import type { IControl } from 'maplibre-gl';
-import type { PaletteStep } from '../src/sim/palette';
+import type { PaletteStep } from '../src/render/palette';
 
 /** Fills `container` with one swatch per palette step, labelled with its lower bound in dBZ. */
 export function renderLegend(container: HTMLElement, palette: readonly PaletteStep[]): void {

@@ -5,7 +5,7 @@
  */
 import * as maplibregl from 'maplibre-gl';
 import 'maplibre-gl/dist/maplibre-gl.css';
-import { REFLECTIVITY_PALETTE } from '../src/sim/palette';
+import { REFLECTIVITY_PALETTE } from '../src/render/palette';
 import type { RadarCredentials } from '../src/client/transport';
 import { basemapStyle, RADAR_BEFORE_LAYER, type Basemap } from './basemap-style';
 import { createCredentialsStore } from './credentials-store';

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config';
 import { createLogger } from '../logger';
 import { type IntegerLimit, limitProblem, SIM_LIMITS } from '../sim/limits';
-import { defaultPoolSize } from '../sim/render-pool';
+import { defaultPoolSize } from '../render/render-pool';
 import type { FrameProgress } from '../sim/simulator';
 import { openArchives } from '../wiring/open-archives';
 import { onStopSignals } from '../wiring/stop-signals';

@@ -3,7 +3,7 @@
  * interpolate this grid bilinearly instead of evaluating the weather per pixel, which is what
  * keeps a whole frame (hundreds of tiles) within the simulator's time budget.
  */
-import { CONUS_BOUNDS, type GeoBounds } from './coverage';
+import type { GeoBounds } from '../domain/reflectivity-grid';
 import { valueNoise3 } from './noise';
 import { KM_PER_DEG_LAT, KM_PER_DEG_LON } from './echo';
 import { echoesAt } from './storm-systems';
@@ -11,6 +11,14 @@ import { echoesAt } from './storm-systems';
 // Local bindings: these run in hot loops, and inside vm contexts (jest) a global lookup such as
 // `Math` costs far more than a closure variable.
 const { exp, log10 } = Math;
+
+/** Contiguous United States: the area the simulated weather covers. */
+export const CONUS_BOUNDS: GeoBounds = Object.freeze({
+  west: -125,
+  south: 24,
+  east: -66,
+  north: 50,
+});
 
 /** Options of {@link createReflectivityField}. */
 export interface FieldOptions {

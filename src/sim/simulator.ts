@@ -9,7 +9,7 @@ import type { Logger } from '../logger';
 import { formatTimestamp } from '../domain/timestamps';
 import type { FrameSink } from './frame-sink';
 import { checkSimSetting, SIM_LIMITS } from './limits';
-import type { RenderPool } from './render-pool';
+import type { RenderPool } from '../render/render-pool';
 
 /** Report on one frame, for progress displays. */
 export interface FrameProgress {
@@ -33,7 +33,7 @@ export interface FrameProgress {
 export interface SimulatorOptions {
   readonly sink: FrameSink;
   /** Renders frames off the event loop; `size` frames are rendered at once. */
-  readonly pool: Pick<RenderPool, 'render' | 'size'>;
+  readonly pool: Pick<RenderPool<string>, 'render' | 'size'>;
   readonly logger: Logger;
   /** Seconds between frames, a positive multiple of 60 (timestamps have minute resolution). */
   readonly cadenceS?: number;

@@ -2,12 +2,12 @@
  * The answer for a tile the archive does not hold (no echo there): one fully transparent
  * 256×256 PNG shared by every such tile. See docs/tiles.md "Tiles with no echo" for why this
  * beats 204 or 404 for the clients we serve (Leaflet, OpenLayers, MapLibre/Mapbox, ArcGIS).
- * Encoded with the simulator's palette encoder (one transparent entry, 1 bit per pixel), so
+ * Encoded with the renderer's palette encoder (one transparent entry, 1 bit per pixel), so
  * serving it needs no image library.
  */
-import { createIndexedPngEncoder } from '../sim/indexed-png';
+import { createIndexedPngEncoder } from '../render/indexed-png';
 
-/** Edge of the tiles the simulator renders and map clients request by default. */
+/** Edge of the tiles the renderer writes and map clients request by default. */
 const EDGE = 256;
 
 function encodeTransparentPng(): Buffer {

@@ -5,8 +5,8 @@
  */
 import type { Logger } from '../logger';
 import type { FrameSink } from '../sim/frame-sink';
-import { createRenderPool } from '../sim/render-pool';
 import { createSimulator, type SimulatorOptions } from '../sim/simulator';
+import { createSimulatorPool } from '../sim/simulator-frame';
 import type { Component } from './component';
 
 export interface SimulatorSettings extends Omit<SimulatorOptions, 'sink' | 'pool' | 'logger'> {
@@ -26,7 +26,7 @@ export function buildSimulator(
   logger: Logger,
 ): Component {
   const { maxZoom, workers, seed, ...options } = settings;
-  const pool = createRenderPool({ maxZoom, size: workers, seed });
+  const pool = createSimulatorPool({ maxZoom, size: workers, seed });
   const simulator = createSimulator({ ...options, sink, pool, logger });
   let stopping: Promise<void> | undefined;
   return {

@@ -1,5 +1,5 @@
 /**
- * The archives every scenario reads: real simulator frames (`createFrameRenderer`, the same
+ * The archives every scenario reads: real simulator frames (`createSimulatorFrameRenderer`, the same
  * code that produces production-shaped archives), rendered once per machine and kept under
  * `.tmp/bench/frames/` (git-ignored), then published under timestamps ending at the current
  * even UTC minute so they are fresh, in retention and `latest` is healthy.
@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { formatTimestamp, parseTimestamp } from '../../src/domain/timestamps';
-import { createFrameRenderer } from '../../src/sim/render-frame';
+import { createSimulatorFrameRenderer } from '../../src/sim/simulator-frame';
 
 /** Weather instants rendered (fixed, so the cache stays valid); frame 0 is the newest. */
 const WEATHER_NEWEST_MS = Date.UTC(2026, 6, 1, 18, 0);
@@ -31,14 +31,14 @@ export async function loadFrames(options: {
   const dir = path.join(options.cacheDir, `frames-z${options.maxZoom}`);
   await fs.mkdir(dir, { recursive: true });
   const newestMs = Math.floor((options.nowMs ?? Date.now()) / CADENCE_MS) * CADENCE_MS;
-  let renderer: ReturnType<typeof createFrameRenderer> | undefined;
+  let renderer: ReturnType<typeof createSimulatorFrameRenderer> | undefined;
   let rendered = 0;
   const frames: Frame[] = [];
   for (let i = 0; i < options.count; i++) {
     const file = path.join(dir, `frame-${String(i).padStart(4, '0')}.pmtiles`);
     let bytes: Buffer | undefined = await fs.readFile(file).catch(() => undefined);
     if (!bytes) {
-      renderer ??= createFrameRenderer({ maxZoom: options.maxZoom });
+      renderer ??= createSimulatorFrameRenderer({ maxZoom: options.maxZoom });
       bytes = renderer.render(formatTimestamp(WEATHER_NEWEST_MS - i * CADENCE_MS));
       await fs.writeFile(`${file}.tmp`, bytes);
       await fs.rename(`${file}.tmp`, file);

@@ -6,7 +6,8 @@
  * range per tile that exists (empty sky has no tile and costs no request).
  */
 import { PMTiles, SharedPromiseCache, type RangeResponse, type Source } from 'pmtiles';
-import { CONUS_BOUNDS, tileRange } from '../../src/sim/coverage';
+import { tileRange } from '../../src/render/web-mercator';
+import { CONUS_BOUNDS } from '../../src/sim/field';
 import { seededRandom, type Frame } from './archives';
 import type { PlannedRequest } from './load-job';
 

@@ -106,13 +106,16 @@ it('the runtime entry points import no dev dependency (the image has production 
   const pkg = JSON.parse(readText('package.json')) as { dependencies: Record<string, string> };
   const production = new Set(Object.keys(pkg.dependencies));
   const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
-  // The processes the image runs, and the worker thread the simulator starts by file name.
+  // The processes the image runs, the render worker thread started by file name, and the job
+  // modules that worker loads by path.
   const entries = [
     'bin/api.ts',
     'bin/ingest.ts',
     'bin/simulate.ts',
     'bin/keys.ts',
-    'sim/render-worker.ts',
+    'render/render-worker.ts',
+    'sim/simulator-frame.ts',
+    'render/grid-render-pool.ts',
   ].map((f) => path.join(ROOT, 'src', f));
   const seen = new Set<string>();
   const offending: string[] = [];

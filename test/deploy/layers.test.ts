@@ -1,8 +1,9 @@
 /**
  * The dependency direction of docs/architecture.md, read from the import lines of src/: the
- * core (domain/, shared/, keys/) imports no technology and no outer layer, adapters never
- * import ingest/, http/ or wiring/, ingest/ never imports an adapter, and no module imports
- * itself through a chain (type-only imports included, as `madge --circular` counts them).
+ * core (domain/, shared/, keys/) imports no technology and no outer layer, the renderer imports
+ * no source of grids (so every source shares it), adapters never import ingest/, http/ or
+ * wiring/, ingest/ never imports an adapter, and no module imports itself through a chain
+ * (type-only imports included, as `madge --circular` counts them).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,9 +44,16 @@ it('reads the source tree', () => {
 });
 
 it('the core imports no technology and no outer layer', () => {
-  expect(violations(/^(domain|shared|keys)\//, /^(adapters|http|ingest|wiring|bin|sim)\//)).toEqual(
-    [],
-  );
+  expect(
+    violations(
+      /^(domain|shared|keys)\//,
+      /^(adapters|http|ingest|wiring|bin|sim|render|sources)\//,
+    ),
+  ).toEqual([]);
+});
+
+it('the one renderer imports no source of grids and no outer layer', () => {
+  expect(violations(/^render\//, /^(sim|sources|adapters|http|ingest|wiring|bin)\//)).toEqual([]);
 });
 
 it('adapters import neither ingest/, http/ nor wiring/; ingest/ imports no adapter', () => {

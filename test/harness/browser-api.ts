@@ -4,7 +4,7 @@
  * server itself is the embedded harness (`startEmbeddedApi`), with a configurable rate window
  * so client tests can watch a real 429 window reopen in a second.
  */
-import { createRenderPool } from '../../src/sim/render-pool';
+import { createSimulatorPool } from '../../src/sim/simulator-frame';
 import type { ViewerDemoCredentials } from '../../src/viewer/viewer-routes';
 import { startEmbeddedApi, type EmbeddedApi } from './embedded-api';
 import { recentTimestamps } from './timestamps';
@@ -50,7 +50,7 @@ export async function publishRadarFrames(
   count: number,
   maxZoom = 6,
 ): Promise<string[]> {
-  const pool = createRenderPool({ maxZoom, size: 2 });
+  const pool = createSimulatorPool({ maxZoom, size: 2 });
   const timestamps = recentTimestamps(count);
   try {
     await Promise.all(

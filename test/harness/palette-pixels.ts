@@ -3,7 +3,7 @@
  * palette colour (rounding in the GL pipeline), split by whether they fall in a set of boxes.
  */
 import { PNG } from 'pngjs';
-import { paletteRgba } from '../../src/sim/palette';
+import { paletteRgba } from '../../src/render/palette';
 
 export interface PixelBox {
   readonly left: number;

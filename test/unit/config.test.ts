@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '../../src/config';
-import { createFrameRenderer } from '../../src/sim/render-frame';
+import { createSimulatorFrameRenderer } from '../../src/sim/simulator-frame';
 import { SIM_LIMITS } from '../../src/sim/limits';
 
 it('defaults to embedded mode with DESIGN.md §3.2 values', () => {
@@ -86,7 +86,7 @@ it('simulator settings follow the one set of limits the simulate CLI and the sim
     maxZoom: maxZoom.max,
   });
   // Each accepted value is one the simulator itself accepts (no late failure at start).
-  expect(() => createFrameRenderer({ maxZoom: edge.maxZoom })).not.toThrow();
+  expect(() => createSimulatorFrameRenderer({ maxZoom: edge.maxZoom })).not.toThrow();
   for (const [name, value] of [
     ['RADAR_SIM_BACKFILL', backfill.max + 1],
     ['RADAR_SIM_CADENCE_S', 90], // not whole minutes: the simulator would refuse it at start

@@ -1,6 +1,6 @@
 import { parseTimestamp } from '../../../src/domain/timestamps';
-import { CONUS_BOUNDS } from '../../../src/sim/coverage';
 import {
+  CONUS_BOUNDS,
   createReflectivityField,
   dbzAt,
   NO_ECHO_DBZ,

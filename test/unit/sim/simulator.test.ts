@@ -6,7 +6,7 @@ import { parseTimestamp } from '../../../src/domain/timestamps';
 import { createSilentLogger } from '../../../src/logger';
 import { createDirectorySink } from '../../../src/adapters/fs/frame-sink';
 import type { FrameSink } from '../../../src/sim/frame-sink';
-import { createRenderPool } from '../../../src/sim/render-pool';
+import { createSimulatorPool } from '../../../src/sim/simulator-frame';
 import { createSimulator, type FrameProgress, type Simulator } from '../../../src/sim/simulator';
 import { createBufferSource } from '../../fixtures/buffer-source';
 
@@ -221,7 +221,7 @@ describe('simulator', () => {
 
   it('publishes real archives through the worker pool into a directory, newest first', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'simulator-'));
-    const pool = createRenderPool({ size: 1, maxZoom: 2 });
+    const pool = createSimulatorPool({ size: 1, maxZoom: 2 });
     try {
       const order: string[] = [];
       simulator = createSimulator({

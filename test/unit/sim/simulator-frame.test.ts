@@ -1,13 +1,16 @@
 import { PMTiles, TileType } from 'pmtiles';
 import { PNG } from 'pngjs';
-import { CONUS_BOUNDS, tileRanges } from '../../../src/sim/coverage';
-import { REFLECTIVITY_PALETTE } from '../../../src/sim/palette';
-import { createFrameRenderer, GENERATOR } from '../../../src/sim/render-frame';
+import { REFLECTIVITY_PALETTE } from '../../../src/render/palette';
+import { RENDERER } from '../../../src/render/frame-metadata';
+import { tileRanges } from '../../../src/render/web-mercator';
+import { CONUS_BOUNDS } from '../../../src/sim/field';
+import { SIMULATOR_PRODUCT } from '../../../src/sim/simulated-grid';
+import { createSimulatorFrameRenderer, GENERATOR } from '../../../src/sim/simulator-frame';
 import { createBufferSource } from '../../fixtures/buffer-source';
 
-describe('frame renderer', () => {
+describe('simulator frame renderer', () => {
   const maxZoom = 5;
-  const renderer = createFrameRenderer({ maxZoom });
+  const renderer = createSimulatorFrameRenderer({ maxZoom });
   const archive = renderer.render('202611221400');
   const reader = new PMTiles(createBufferSource(archive));
 
@@ -23,13 +26,21 @@ describe('frame renderer', () => {
     expect(header.numAddressedTiles).toBeGreaterThan(10);
   });
 
-  it('names the timestamp, units and palette in its metadata', async () => {
+  it('names the timestamp, units, palette, product and seed in its metadata', async () => {
     const metadata = (await reader.getMetadata()) as Record<string, unknown>;
     expect(metadata).toMatchObject({
       timestamp: '202611221400',
+      validTime: '2026-11-22T14:00:00.000Z',
       units: 'dBZ',
+      product: SIMULATOR_PRODUCT,
       generator: GENERATOR,
+      renderer: RENDERER,
+      seed: renderer.seed,
+      name: 'Simulated radar 202611221400',
     });
+    // The simulator has radar everywhere in its box: no cell without coverage.
+    expect(metadata.cells).toMatchObject({ noCoverage: 0 });
+    expect(metadata.coveredBounds).toEqual([-125, 24, -66, 50]);
     expect(metadata.palette).toEqual(REFLECTIVITY_PALETTE);
     for (const key of ['name', 'description', 'attribution'])
       expect(typeof metadata[key]).toBe('string');
@@ -56,19 +67,21 @@ describe('frame renderer', () => {
   });
 
   it('is deterministic and differs between timestamps', () => {
-    expect(createFrameRenderer({ maxZoom }).render('202611221400').equals(archive)).toBe(true);
+    expect(createSimulatorFrameRenderer({ maxZoom }).render('202611221400').equals(archive)).toBe(
+      true,
+    );
     expect(renderer.render('202611221402').equals(archive)).toBe(false);
   });
 
   it('rejects an invalid timestamp or zoom', () => {
     expect(() => renderer.render('202613221400')).toThrow(RangeError);
     expect(() => renderer.render('2026')).toThrow(RangeError);
-    expect(() => createFrameRenderer({ maxZoom: 13 })).toThrow(RangeError);
+    expect(() => createSimulatorFrameRenderer({ maxZoom: 13 })).toThrow(RangeError);
   });
 
   it('still writes a valid archive when the sky is clear: one transparent world tile', async () => {
     // A 13-degree grid misses every echo of this frame (checked below), so no tile has echo.
-    const bytes = createFrameRenderer({ maxZoom: 3, stepDeg: 13 }).render('202611221400');
+    const bytes = createSimulatorFrameRenderer({ maxZoom: 3, stepDeg: 13 }).render('202611221400');
     const clear = new PMTiles(createBufferSource(bytes));
     expect((await clear.getHeader()).numAddressedTiles).toBe(1);
     const world = PNG.sync.read(Buffer.from((await clear.getZxy(0, 0, 0))!.data));

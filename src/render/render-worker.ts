@@ -1,14 +1,15 @@
 /**
- * Worker-thread entry of the render pool: renders whole frames on request and transfers the
- * archive bytes back without copying. Runs only inside a worker started by `render-pool.ts`.
+ * Worker-thread entry of the render pool: loads the pool's job module, runs it on each input
+ * and transfers the archive bytes back without copying. Runs only inside a worker started by
+ * `render-pool.ts`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { createFrameRenderer, type FrameOptions } from './render-frame';
+import type { WorkerJob, WorkerJobModule, WorkerJobSpec } from './worker-job';
 
-/** Pool -> worker: render the frame of `timestamp`. */
+/** Pool -> worker: make the archive of `input`. */
 export interface RenderRequest {
   readonly id: number;
-  readonly timestamp: string;
+  readonly input: unknown;
 }
 
 /** Worker -> pool: the archive (its ArrayBuffer is transferred), or why rendering failed. */
@@ -20,7 +21,7 @@ export type RenderReply =
 export interface RenderWorkerData {
   /** Marks a render worker, so importing this module anywhere else does nothing. */
   readonly kind: 'radar-render';
-  readonly frame: FrameOptions;
+  readonly job: WorkerJobSpec;
 }
 
 /** A transferable ArrayBuffer holding exactly `bytes` (copied only if it shares a pool slab). */
@@ -37,14 +38,33 @@ export function detachable(bytes: Buffer): ArrayBuffer {
   return copy;
 }
 
+/** Loads the job module (CommonJS `require`: the path has no extension, see WorkerJobSpec). */
+function loadJob(spec: WorkerJobSpec): WorkerJob {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const loaded = require(spec.module) as Partial<WorkerJobModule>;
+  if (typeof loaded.createWorkerJob !== 'function')
+    throw new Error(`${spec.module} exports no createWorkerJob`);
+  return loaded.createWorkerJob(spec.options);
+}
+
 const port = parentPort;
 const data = workerData as RenderWorkerData | undefined;
 if (port && data?.kind === 'radar-render') {
-  const renderer = createFrameRenderer(data.frame);
+  // A module that fails to load fails every job with its reason (a worker that died at start
+  // would only be replaced by another that dies the same way).
+  let job: WorkerJob;
+  try {
+    job = loadJob(data.job);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    job = () => {
+      throw new Error(`job module failed to load: ${reason}`);
+    };
+  }
   port.on('message', (request: RenderRequest) => {
     let reply: RenderReply;
     try {
-      const bytes = detachable(renderer.render(request.timestamp));
+      const bytes = detachable(job(request.input));
       reply = { id: request.id, ok: true, bytes };
       port.postMessage(reply, [bytes]);
     } catch (error) {

@@ -1,29 +1,37 @@
 /**
- * A small pool of worker threads that render frames. The API process embeds the simulator,
- * and a frame takes hundreds of milliseconds of CPU, so rendering must never run on the
- * event loop that answers requests.
+ * A small pool of worker threads that turn frame inputs into archives. A frame takes hundreds
+ * of milliseconds of CPU (decoding, rendering, packing), and the API process may embed a
+ * producer, so that work must never run on the event loop that answers requests; with several
+ * workers, frames render on several cores at once.
+ *
+ * What a worker does with an input is a job module's business (see worker-job.ts): the
+ * simulator's job samples its weather at a timestamp, the grid job renders a grid it is handed,
+ * and a decoder's job could read a file; each ends in the one renderer.
  */
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { FrameOptions } from './render-frame';
 import type { RenderReply, RenderRequest, RenderWorkerData } from './render-worker';
+import type { WorkerJobSpec } from './worker-job';
 
-/** Renders frames off the caller's thread. */
-export interface RenderPool {
+/** Turns inputs into archives off the caller's thread. */
+export interface RenderPool<Input> {
   /** Number of worker threads, i.e. how many frames render at once. */
   readonly size: number;
   /**
-   * The archive of `timestamp`, rendered by the next free worker (jobs start in submission
-   * order). Rejects when rendering fails or the pool is closed first.
+   * The archive of `input`, made by the next free worker (jobs start in submission order).
+   * `input` is copied to the worker (structured clone) except the buffers in `transfer`, which
+   * are moved (and unusable in the caller afterwards). Rejects when the job fails or the pool
+   * is closed first.
    */
-  render(timestamp: string): Promise<Buffer>;
+  render(input: Input, transfer?: readonly ArrayBuffer[]): Promise<Buffer>;
   /** Rejects queued jobs, lets running ones finish, then terminates the workers. Idempotent. */
   close(): Promise<void>;
 }
 
-/** Options of {@link createRenderPool}: what every worker renders, and how many workers. */
-export interface RenderPoolOptions extends FrameOptions {
+/** Options of {@link createRenderPool}: what every worker runs, and how many workers. */
+export interface RenderPoolOptions {
+  readonly job: WorkerJobSpec;
   /** Worker threads (default: one less than the cores, at least 1, leaving a core to the API). */
   readonly size?: number;
 }
@@ -34,7 +42,8 @@ export function defaultPoolSize(): number {
 }
 
 interface Job {
-  readonly timestamp: string;
+  readonly input: unknown;
+  readonly transfer: readonly ArrayBuffer[];
   readonly resolve: (bytes: Buffer) => void;
   readonly reject: (error: Error) => void;
 }
@@ -63,13 +72,12 @@ function workerEntry(): { file: string; execArgv: string[] } {
  * Starts the workers at once (so the first frame does not pay their start-up). Idle workers
  * are unref'd: an idle pool never keeps the process alive, a busy one does.
  */
-export function createRenderPool(options: RenderPoolOptions = {}): RenderPool {
-  const { size: requested, ...frame } = options;
-  const size = requested ?? defaultPoolSize();
+export function createRenderPool<Input>(options: RenderPoolOptions): RenderPool<Input> {
+  const size = options.size ?? defaultPoolSize();
   if (!Number.isInteger(size) || size < 1)
     throw new RangeError(`pool size must be a positive integer, got ${size}`);
   const entry = workerEntry();
-  const workerData: RenderWorkerData = { kind: 'radar-render', frame };
+  const workerData: RenderWorkerData = { kind: 'radar-render', job: options.job };
   const queue: Job[] = [];
   const slots: Slot[] = [];
   const idle: Array<() => void> = [];
@@ -87,7 +95,7 @@ export function createRenderPool(options: RenderPoolOptions = {}): RenderPool {
       if (!job || job.id !== reply.id) return;
       finish(slot);
       if (reply.ok) job.resolve(Buffer.from(reply.bytes));
-      else job.reject(new Error(`rendering ${job.timestamp} failed: ${reply.message}`));
+      else job.reject(new Error(`rendering ${describe(job.input)} failed: ${reply.message}`));
     });
     const fail = (error: Error) => {
       const job = slot.job;
@@ -95,7 +103,7 @@ export function createRenderPool(options: RenderPoolOptions = {}): RenderPool {
       const index = slots.indexOf(slot);
       if (index >= 0) slots.splice(index, 1);
       job?.reject(
-        new Error(`render worker died while rendering ${job.timestamp}: ${error.message}`),
+        new Error(`render worker died while rendering ${describe(job.input)}: ${error.message}`),
       );
       if (!closing) {
         slots.push(spawn());
@@ -124,14 +132,24 @@ export function createRenderPool(options: RenderPoolOptions = {}): RenderPool {
 
   const dispatch = () => {
     for (const slot of slots) {
+      while (!closing && !slot.job) {
+        const job = queue.shift();
+        if (!job) return;
+        const request: RenderRequest = { id: nextId++, input: job.input };
+        // Node drops a message whose transfer list holds a detached buffer without a word;
+        // left out of the list, such a buffer makes postMessage throw instead (handled below).
+        const transfer = job.transfer.filter((buffer) => buffer.byteLength > 0);
+        try {
+          slot.worker.postMessage(request, transfer);
+        } catch (error) {
+          // An input that cannot be cloned or moved (a detached buffer, a function) fails alone.
+          job.reject(new Error(`cannot send ${describe(job.input)} to a worker: ${String(error)}`));
+          continue;
+        }
+        slot.job = { ...job, id: request.id };
+        slot.worker.ref();
+      }
       if (closing) return;
-      if (slot.job) continue;
-      const job = queue.shift();
-      if (!job) return;
-      slot.job = { ...job, id: nextId++ };
-      slot.worker.ref();
-      const request: RenderRequest = { id: slot.job.id, timestamp: job.timestamp };
-      slot.worker.postMessage(request);
     }
   };
 
@@ -139,10 +157,10 @@ export function createRenderPool(options: RenderPoolOptions = {}): RenderPool {
 
   return {
     size,
-    render(timestamp) {
+    render(input, transfer = []) {
       if (closing) return Promise.reject(new Error('render pool is closed'));
       return new Promise<Buffer>((resolve, reject) => {
-        queue.push({ timestamp, resolve, reject });
+        queue.push({ input, transfer, resolve, reject });
         dispatch();
       });
     },
@@ -156,4 +174,15 @@ export function createRenderPool(options: RenderPoolOptions = {}): RenderPool {
       return closing;
     },
   };
+}
+
+/** A short name of an input for error messages: a string as is, else its kind. */
+function describe(input: unknown): string {
+  if (typeof input === 'string') return input;
+  if (typeof input === 'object' && input !== null) {
+    const { product, validTimeMs } = input as { product?: unknown; validTimeMs?: unknown };
+    if (typeof product === 'string' && Number.isFinite(validTimeMs))
+      return `${product} at ${new Date(validTimeMs as number).toISOString()}`;
+  }
+  return 'a frame';
 }

@@ -1,12 +1,12 @@
+import { CONUS_BOUNDS } from '../../../src/sim/field';
 import {
-  CONUS_BOUNDS,
   latToTileY,
   lonToTileX,
   tileRange,
   tileRanges,
   tileXToLon,
   tileYToLat,
-} from '../../../src/sim/coverage';
+} from '../../../src/render/web-mercator';
 
 describe('coverage', () => {
   it('converts between degrees and tile coordinates', () => {

@@ -1,26 +1,10 @@
 /**
- * Where the simulated radar exists: the CONUS bounding box and the web-mercator tiles that
- * cover it. The field, the tile renderer and the archive header all use these, so the
+ * Web-mercator tile maths: degrees to tile coordinates and back, and the tiles that cover a
+ * box. The renderer's footprints, its tile ranges and the archive header all use these, so the
  * archive's declared bounds and the tiles it holds agree.
  */
+import type { GeoBounds } from '../domain/reflectivity-grid';
 
-/** A lon/lat box in degrees (WGS84). */
-export interface GeoBounds {
-  readonly west: number;
-  readonly south: number;
-  readonly east: number;
-  readonly north: number;
-}
-
-/** Contiguous United States, the coverage of every archive. */
-export const CONUS_BOUNDS: GeoBounds = Object.freeze({
-  west: -125,
-  south: 24,
-  east: -66,
-  north: 50,
-});
-
-// Constant tables here and in echo.ts match by shape only (numbers differ in meaning).
 /** Tile edge in pixels. */
 export const TILE_SIZE = 256;
 

@@ -1,5 +1,5 @@
 import { PNG } from 'pngjs';
-import { createIndexedPngEncoder } from '../../../src/sim/indexed-png';
+import { createIndexedPngEncoder } from '../../../src/render/indexed-png';
 
 const palette: Array<[number, number, number, number]> = [
   [0, 0, 0, 0],

@@ -1,0 +1,138 @@
+/**
+ * One web-mercator tile as a 4-bit palette PNG (palette {@link paletteRgba}: index 0
+ * transparent, 1..15 the colour steps), its indices taken either from a whole-zoom image (low
+ * zooms) or straight from the class grid through the zoom's footprints (zooms at or above the
+ * grid's resolution).
+ * Tiles without echo are reported as absent, so the archive leaves them out: readers show nothing
+ * for a missing tile, which is what a radar tile without echo means.
+ */
+import type { AxisFootprints } from './footprints';
+import { boxMayHoldEcho, type ClassGrid } from './grid-classes';
+import { createIndexedPngEncoder } from './indexed-png';
+import { paletteRgba } from './palette';
+import { TILE_SIZE as IMPORTED_TILE_SIZE } from './web-mercator';
+import type { ZoomImage } from './zoom-image';
+
+/** Options of {@link createTileWriter}. */
+export interface TileWriterOptions {
+  /** zlib level of the PNGs (default 6). */
+  readonly pngLevel?: number;
+}
+
+/** Writes tiles; holds scratch memory, so use one per thread. */
+export interface TileWriter {
+  /**
+   * PNG of tile (`tx`, `ty`) of `image`'s zoom, or `undefined` when it has no echo (unless
+   * `keepEmpty`).
+   */
+  fromImage(image: ZoomImage, tx: number, ty: number, keepEmpty?: boolean): Buffer | undefined;
+  /**
+   * PNG of tile (`tx`, `ty`) read from `grid` through the zoom's footprints (which must span
+   * the tile), or `undefined` when it has no echo (unless `keepEmpty`).
+   */
+  fromGrid(
+    grid: ClassGrid,
+    columns: AxisFootprints,
+    rows: AxisFootprints,
+    tx: number,
+    ty: number,
+    keepEmpty?: boolean,
+  ): Buffer | undefined;
+}
+
+// A local copy: imported bindings are property reads (getters under some loaders) in hot loops.
+const TILE_SIZE = IMPORTED_TILE_SIZE;
+const ROW_BYTES = 1 + TILE_SIZE / 2; // filter byte (0, none) + two 4-bit indices per byte
+
+/** Creates a tile writer with its own PNG encoder and scratch scanlines. */
+export function createTileWriter(options: TileWriterOptions = {}): TileWriter {
+  const encoder = createIndexedPngEncoder(paletteRgba(), { level: options.pngLevel ?? 6 });
+  const scanlines = new Uint8Array(ROW_BYTES * TILE_SIZE);
+  const encode = () => encoder.encode(TILE_SIZE, TILE_SIZE, 4, scanlines);
+
+  return {
+    fromImage(image, tx, ty, keepEmpty = false) {
+      const left = tx * TILE_SIZE - image.x0;
+      const top = ty * TILE_SIZE - image.y0;
+      const { width, pixels } = image;
+      const words = new Uint32Array(pixels.buffer, pixels.byteOffset, pixels.length >> 2);
+      let echo = keepEmpty;
+      for (let j = 0; j < TILE_SIZE && !echo; j++) {
+        const start = ((top + j) * width + left) >> 2;
+        for (let w = start, end = start + TILE_SIZE / 4; w < end; w++) {
+          if (words[w] !== 0) {
+            echo = true;
+            break;
+          }
+        }
+      }
+      if (!echo) return undefined;
+      for (let j = 0; j < TILE_SIZE; j++) {
+        const start = (top + j) * width + left;
+        const out = j * ROW_BYTES + 1;
+        for (let b = 0; b < TILE_SIZE / 2; b++)
+          scanlines[out + b] = (pixels[start + 2 * b]! << 4) | pixels[start + 2 * b + 1]!;
+      }
+      return encode();
+    },
+
+    fromGrid(grid, columns, rows, tx, ty, keepEmpty = false) {
+      const i0 = tx * TILE_SIZE - columns.first;
+      const j0 = ty * TILE_SIZE - rows.first;
+      const cols = span(columns, i0);
+      const rws = span(rows, j0);
+      const mayHoldEcho =
+        cols !== undefined &&
+        rws !== undefined &&
+        boxMayHoldEcho(grid, cols[0], cols[1], rws[0], rws[1]);
+      if (!mayHoldEcho && !keepEmpty) return undefined;
+      const { width: cells, classes } = grid;
+      const { lo, hi } = columns;
+      let echo = false;
+      for (let j = 0; j < TILE_SIZE; j++) {
+        const out = j * ROW_BYTES + 1;
+        const a = rows.lo[j0 + j]!;
+        if (a < 0) {
+          scanlines.fill(0, out, out + TILE_SIZE / 2);
+          continue;
+        }
+        const b = rows.hi[j0 + j]!;
+        if (cols === undefined || !boxMayHoldEcho(grid, cols[0], cols[1], a, b)) {
+          scanlines.fill(0, out, out + TILE_SIZE / 2);
+          continue;
+        }
+        let pair = 0;
+        for (let i = 0; i < TILE_SIZE; i++) {
+          const c0 = lo[i0 + i]!;
+          let m = 0;
+          if (c0 >= 0) {
+            const c1 = hi[i0 + i]!;
+            for (let r = a; r <= b; r++) {
+              const row = r * cells;
+              for (let c = c0; c <= c1; c++) {
+                const v = classes[row + c]!;
+                if (v > m) m = v;
+              }
+            }
+          }
+          if (i & 1) scanlines[out + (i >> 1)] = pair | m;
+          else pair = m << 4;
+          if (m !== 0) echo = true;
+        }
+      }
+      return echo || keepEmpty ? encode() : undefined;
+    },
+  };
+}
+
+/** The grid index range the tile's 256 pixels from `start` read, or undefined when none. */
+function span(axis: AxisFootprints, start: number): [number, number] | undefined {
+  let first = -1;
+  let last = -1;
+  for (let i = start; i < start + TILE_SIZE; i++) {
+    if (axis.lo[i]! < 0) continue;
+    if (first < 0) first = axis.lo[i]!;
+    last = axis.hi[i]!;
+  }
+  return first < 0 ? undefined : [first, last];
+}
