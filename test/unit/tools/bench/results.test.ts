@@ -1,8 +1,8 @@
 /** The bench's pure parts: target verdicts from run records, and the first-touch windows. */
-import { BLOCK_BYTES } from '../../src/store/block-cache';
-import type { LoadResult } from './load-job';
-import { evaluateTargets, type RunRecord } from './results';
-import { firstTouchWindows, WINDOW } from './windows';
+import { BLOCK_BYTES } from '../../../../src/store/block-cache';
+import type { LoadResult } from '../../../../tools/bench/load-job';
+import { evaluateTargets, type RunRecord } from '../../../../tools/bench/results';
+import { firstTouchWindows, WINDOW } from '../../../../tools/bench/windows';
 
 function run(scenario: string, against: string, rps: number, p50 = 1, rssMiB = 100): RunRecord {
   const result: LoadResult = {

@@ -253,7 +253,7 @@ export async function scaleScenario(
   // Idle first: nothing but its timers, resyncs and probes. Settled for 30 s: V8's memory
   // reducer keeps collecting the start-up garbage (catalog load, status render) for several
   // seconds, 0.005 cores on top of the steady 0.002 when measured after 5 s
-  // (test/bench/idle-cpu.ts --settle 5 vs --settle 30).
+  // (tools/bench/idle-cpu.ts --settle 5 vs --settle 30).
   await new Promise((r) => setTimeout(r, opts.quick ? 1000 : 30_000));
   const idleS = opts.quick ? 5 : 30;
   const idleWindow = startWindow([single('api-10k', api10k.proc.pid)], 1000);

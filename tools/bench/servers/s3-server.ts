@@ -4,7 +4,7 @@
  * event loop with anything else. Prints one JSON line `{endpoint, accessKey, secretKey,
  * bucket}` once listening; stops on SIGTERM. Args: <directory> <bucket>.
  */
-import { startLocalS3 } from '../../../tools/stack/local-s3';
+import { startLocalS3 } from '../../stack/local-s3';
 
 async function main(): Promise<void> {
   const [directory, bucket = 'radar'] = process.argv.slice(2);

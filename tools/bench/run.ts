@@ -212,7 +212,7 @@ async function writeOutputs(results: BenchResults, opts: BenchOptions): Promise<
   process.stdout.write(`wrote ${path.relative(ROOT, jsonFile)}\n`);
 }
 
-/** BENCHMARKS.md (or results/<set>.md) and the chart, with test/bench/FINDINGS.md included. */
+/** BENCHMARKS.md (or results/<set>.md) and the chart, with tools/bench/FINDINGS.md included. */
 async function writeReport(results: BenchResults, set: string): Promise<void> {
   const full = set === 'full';
   const mdFile = full ? path.join(ROOT, 'BENCHMARKS.md') : path.join(RESULTS_DIR, `${set}.md`);

@@ -62,7 +62,7 @@ export function startNode(
 }
 
 /**
- * A bench server written in TypeScript (`test/bench/servers/*.ts`) that prints one JSON line
+ * A bench server written in TypeScript (`tools/bench/servers/*.ts`) that prints one JSON line
  * when it is listening; resolves with that line parsed.
  */
 export async function startTsServer<T>(

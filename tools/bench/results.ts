@@ -1,4 +1,4 @@
-/** The shape of a bench run's results (`test/bench/results/*.json`) and the target checks. */
+/** The shape of a bench run's results (`tools/bench/results/*.json`) and the target checks. */
 import type { LoadResult } from './load-job';
 import type { MachineInfo } from './machine';
 import type { ProcFigures } from './proc-stats';

@@ -6,7 +6,7 @@
  * recorded for every response (autocannon's own histogram keeps only 2xx, at 1 ms
  * resolution) into a microsecond histogram.
  *
- * Started by `load-client.ts` as `node --import tsx test/bench/load-generator.ts`.
+ * Started by `load-client.ts` as `node --import tsx tools/bench/load-generator.ts`.
  */
 import { createHistogram } from 'node:perf_hooks';
 import autocannon from 'autocannon';

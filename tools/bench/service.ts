@@ -19,8 +19,8 @@ import { hashApiKey } from '../../src/domain/key-registry';
 import type { ArchiveMeta } from '../../src/domain/ports';
 import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import { createLogger } from '../../src/logger';
-import { freePort } from '../../tools/stack/free-port';
-import { startLocalRedis, type LocalRedis } from '../../tools/stack/local-redis';
+import { freePort } from '../stack/free-port';
+import { startLocalRedis, type LocalRedis } from '../stack/local-redis';
 import type { Frame } from './archives';
 import { httpGet, startNode, startTsServer, waitUntil, type BenchProcess } from './processes';
 

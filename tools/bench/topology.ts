@@ -7,8 +7,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ArchiveMeta } from '../../src/domain/ports';
-import type { LocalNginx } from '../../tools/stack/local-nginx';
-import type { LocalRedis } from '../../tools/stack/local-redis';
+import type { LocalNginx } from '../stack/local-nginx';
+import type { LocalRedis } from '../stack/local-redis';
 import type { Frame } from './archives';
 import { benchEdgeTemplate, startEdge } from './edge';
 import { startStaticNginx } from './nginx-static';

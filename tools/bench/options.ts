@@ -2,10 +2,10 @@
 import { parseArgs } from 'node:util';
 
 export const USAGE = `usage: npm run bench -- [--quick] [--only a,b] [--duration S] [--warmup S] [--cache-mb N] [--nginx-workers N|auto] [--keep]
-  --quick          smoke run (< 2 min): 2 s per run, fewer variants; writes test/bench/results/quick.*
+  --quick          smoke run (< 2 min): 2 s per run, fewer variants; writes tools/bench/results/quick.*
   --only LIST      scenarios to run: status,hot-range,tile,map-client,cold-range,full-archive,scale,log-info,publish,lease,profile
   --profile-before store the profile scenario's breakdown as the "before" of issue 10
-                   (test/bench/results/profile-before.json)
+                   (tools/bench/results/profile-before.json)
   --duration S     measured seconds per run (full: 10, quick: 2)
   --warmup S       warm-up seconds before each run (full: 3, quick: 1)
   --cache-mb N     RADAR_CACHE_MB of every replica (default 64; the cold-range replicas use 0)
@@ -14,7 +14,7 @@ export const USAGE = `usage: npm run bench -- [--quick] [--only a,b] [--duration
                    before measured windows (full: 180, quick: 10)
   --keep           keep the run directory (logs, configs) after a successful run
   --report-only    measure nothing: rewrite BENCHMARKS.md and the chart from
-                   test/bench/results/latest.json (after editing test/bench/FINDINGS.md)`;
+                   tools/bench/results/latest.json (after editing tools/bench/FINDINGS.md)`;
 
 export const SCENARIOS = [
   'status',

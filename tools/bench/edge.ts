@@ -7,8 +7,8 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { startLocalNginx, type LocalNginx } from '../../tools/stack/local-nginx';
-import { NGINX_TEMPLATE_PATH } from '../../tools/stack/render-nginx';
+import { startLocalNginx, type LocalNginx } from '../stack/local-nginx';
+import { NGINX_TEMPLATE_PATH } from '../stack/render-nginx';
 
 const PER_IP_RATE = /(limit_req_zone \$\w+ zone=radar_per_ip:\S+ rate=)\d+r\/s;/;
 

@@ -1,5 +1,5 @@
 /**
- * `tsx test/bench/pipeline-cost.ts [--requests N] [--rounds R] [--dist DIR,...] [--cpu-prof DIR]`:
+ * `tsx tools/bench/pipeline-cost.ts [--requests N] [--rounds R] [--dist DIR,...] [--cpu-prof DIR]`:
  * CPU cost of one replica per request for a fixed number of requests (status-200, status-304,
  * hot 16 KiB range), read from /proc (utime + stime of the replica only) and reported as the
  * lowest of R rounds: contention from other work on a shared machine only ever adds CPU time,
