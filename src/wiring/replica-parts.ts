@@ -5,6 +5,7 @@
  */
 import { createCachingArchiveStore, type CachingArchiveStore } from '../adapters/block-cache';
 import { createArchiveWarmer } from '../adapters/archive-warmer';
+import { createRetainedCatalog } from '../adapters/retained-catalog';
 import { createReadGate } from '../adapters/read-gate';
 import { createMemoryCatalog } from '../adapters/memory/catalog';
 import { createMemoryRateLimiter } from '../adapters/memory/rate-limiter';
@@ -93,16 +94,16 @@ export async function assembleReplica(
     () => archives.breakerOpen(),
   );
 
-  let catalog: CatalogReader;
+  let source: CatalogReader;
   const onCatalogDropped = createCatalogMetrics(registry);
   if (config.catalog.kind === 'redis') {
     const wired = redisCatalog(useRedis(config.catalog.url), config, logger, onCatalogDropped);
-    catalog = wired.catalog;
+    source = wired.catalog;
     components.push(wired.component);
   } else {
     // Nobody else publishes into a memory catalog: this replica ingests for itself.
     const memory = createMemoryCatalog();
-    catalog = memory;
+    source = memory;
     const ingestLogger = logger.child({ component: 'ingest' });
     const cycle = ingestCycle(config, archives.source(), memory, ingestLogger, metrics.ingest);
     components.push(
@@ -111,6 +112,11 @@ export async function assembleReplica(
         : soleIngestLoop(config, cycle, ingestLogger),
     );
   }
+
+  // What clients see: nothing past retention, whatever ingest's state (it prunes per pass).
+  const retained = createRetainedCatalog(source, { retentionS: config.retentionS });
+  components.push({ name: 'retention', start: async () => {}, stop: async () => retained.stop() });
+  const catalog: CatalogReader = retained;
 
   const keys = await openKeyStore(config.keys, config, logger, {
     redis: useRedis,
