@@ -9,10 +9,13 @@ import { createRetainedCatalog } from '../adapters/retained-catalog';
 import { createReadGate } from '../adapters/read-gate';
 import { createMemoryCatalog } from '../adapters/memory/catalog';
 import { createMemoryRateLimiter } from '../adapters/memory/rate-limiter';
+import { createMemoryRevalidationQueue } from '../adapters/memory/revalidation-queue';
+import { createRedisRevalidationQueue } from '../adapters/redis/revalidation-queue';
 import { createStoreProbe, type StoreProbe } from '../adapters/store-probe';
 import type { Config } from '../config';
 import { createHealthCheck } from '../domain/health';
-import type { CatalogReader, RateLimiter } from '../domain/ports';
+import type { ArchiveFormatReason } from '../domain/archive-errors';
+import type { ArchiveMeta, CatalogReader, RateLimiter, RevalidationQueue } from '../domain/ports';
 import type { KeyStore } from '../keys/ports';
 import { createStatusDocumentSource, type StatusDocument } from '../domain/status-document';
 import { ensureDemoCredentials, type DemoCredentials } from '../embedded/demo-credentials';
@@ -23,6 +26,7 @@ import { createCacheMetrics } from './cache-metrics';
 import { createCatalogMetrics } from './catalog-metrics';
 import type { IngestMetrics } from './ingest-metrics';
 import type { Registry } from 'prom-client';
+import { archiveFormatReports } from './archive-format-reports';
 import { catalogGauges } from './catalog-gauges';
 import type { ArchivesWiring } from './archives';
 import { openArchives } from './open-archives';
@@ -44,6 +48,8 @@ export interface ReplicaParts {
   readonly statusDocument: () => StatusDocument | undefined;
   /** Present in embedded mode when the demo key file is in use. */
   readonly demo: DemoCredentials | undefined;
+  /** A published archive found corrupt while serving: counted, logged, re-validation asked. */
+  readonly onArchiveFormatError: (meta: ArchiveMeta, reason: ArchiveFormatReason) => void;
   /** Started in order after the listeners, stopped in reverse before `connections`. */
   readonly components: readonly Component[];
   /** Ports and clients, closed last, in order. */
@@ -95,17 +101,28 @@ export async function assembleReplica(
   );
 
   let source: CatalogReader;
+  let revalidation: RevalidationQueue;
   const onCatalogDropped = createCatalogMetrics(registry);
   if (config.catalog.kind === 'redis') {
-    const wired = redisCatalog(useRedis(config.catalog.url), config, logger, onCatalogDropped);
+    const redisWiring = useRedis(config.catalog.url);
+    const wired = redisCatalog(redisWiring, config, logger, onCatalogDropped);
     source = wired.catalog;
+    revalidation = createRedisRevalidationQueue(redisWiring.client);
     components.push(wired.component);
   } else {
     // Nobody else publishes into a memory catalog: this replica ingests for itself.
     const memory = createMemoryCatalog();
     source = memory;
+    revalidation = createMemoryRevalidationQueue();
     const ingestLogger = logger.child({ component: 'ingest' });
-    const cycle = ingestCycle(config, archives.source(), memory, ingestLogger, metrics.ingest);
+    const cycle = ingestCycle(
+      config,
+      archives.source(),
+      memory,
+      ingestLogger,
+      metrics.ingest,
+      revalidation,
+    );
     components.push(
       config.archives.kind === 'fs'
         ? directoryIngest(config.archives.dir, cycle, ingestLogger, overrides.watchIntervalMs)
@@ -191,6 +208,7 @@ export async function assembleReplica(
     healthy,
     statusDocument: createStatusDocumentSource({ catalog, healthy }),
     demo,
+    onArchiveFormatError: archiveFormatReports(registry, revalidation, logger),
     components,
     connections,
   };

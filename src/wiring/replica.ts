@@ -81,7 +81,7 @@ export async function buildReplica(
   const appDeps: AppDeps = {
     ...ports,
     // One locator for the tile routes and the fast path, so both share its decoded directories.
-    tiles: createTileLocator({ store: ports.store }),
+    tiles: createTileLocator({ store: ports.store, onFormatError: parts.onArchiveFormatError }),
     statusDocument: parts.statusDocument,
     logger,
     corsOrigins: config.corsOrigins,

@@ -42,6 +42,12 @@ export const CATALOG_EVENTS_CHANNEL = `${HASH_TAG}:events`;
 /** Ingest leader lease: a string holding the leader's id, set with NX and a PX expiry. */
 export const INGEST_LEADER_KEY = `${HASH_TAG}:ingest:leader`;
 
+/**
+ * Set of published timestamps a replica found corrupt while serving, for the ingest leader to
+ * re-validate: replicas `SADD`, the leader `SPOP`s them all at the start of a pass.
+ */
+export const REVALIDATE_KEY = `${HASH_TAG}:ingest:revalidate`;
+
 /** The key registry as JSON in the key-file format of DESIGN.md §3.2 (hashes, never keys). */
 export const KEY_REGISTRY_KEY = `${HASH_TAG}:keys:registry`;
 
