@@ -11,7 +11,11 @@ import { createMemoryCatalog } from '../adapters/memory/catalog';
 import { createMemoryRateLimiter } from '../adapters/memory/rate-limiter';
 import { createMemoryRevalidationQueue } from '../adapters/memory/revalidation-queue';
 import { createRedisRevalidationQueue } from '../adapters/redis/revalidation-queue';
-import { createStoreProbe, type StoreProbe } from '../adapters/store-probe';
+import {
+  createStoreProbe,
+  STORE_PROBE_INTERVAL_MS,
+  type StoreProbe,
+} from '../adapters/store-probe';
 import type { Config } from '../config';
 import { createHealthCheck } from '../domain/health';
 import type { ArchiveFormatReason } from '../domain/archive-errors';
@@ -35,7 +39,13 @@ import { directoryIngest } from './fs';
 import { ingestCycle, soleIngestLoop } from './ingest-parts';
 import { openKeyStore } from './keys';
 import type { ReplicaOverrides } from './overrides';
-import { connectRedis, redisCatalog, redisRateLimiter, type RedisWiring } from './redis';
+import {
+  connectRedis,
+  redisCatalog,
+  redisRateLimiter,
+  sharedStoreHealth,
+  type RedisWiring,
+} from './redis';
 import { backgroundSimulator } from './simulator';
 
 export interface ReplicaParts {
@@ -151,7 +161,22 @@ export async function assembleReplica(
     () => redisLimiter?.degraded() ?? false,
   );
 
-  const probe = createStoreProbe(store, logger, { intervalMs: overrides.probeIntervalMs });
+  // With Redis, replicas share one view of the store with hysteresis, so they agree on
+  // `healthy` (docs/reliability.md); alone, a replica's own probe decides.
+  const probeIntervalMs = overrides.probeIntervalMs ?? STORE_PROBE_INTERVAL_MS;
+  const sharedHealth =
+    config.catalog.kind === 'redis'
+      ? sharedStoreHealth(useRedis(config.catalog.url), logger, {
+          local: () => probe.reachable(),
+          ttlMs: 3 * probeIntervalMs,
+        })
+      : undefined;
+  const probe = createStoreProbe(store, logger, {
+    intervalMs: probeIntervalMs,
+    ...(sharedHealth ? { onResult: (ok: boolean) => void sharedHealth.health.report(ok) } : {}),
+  });
+  if (sharedHealth) components.push(sharedHealth.component);
+  const storeReachable = sharedHealth ? sharedHealth.health.reachable : probe.reachable;
   liveGauge(
     registry,
     'radar_object_store_reachable',
@@ -180,7 +205,7 @@ export async function assembleReplica(
 
   const healthy = createHealthCheck({
     catalog,
-    storeReachable: probe.reachable,
+    storeReachable,
     staleAfterS: config.staleAfterS,
   });
   liveGauge(

@@ -48,6 +48,16 @@ export const INGEST_LEADER_KEY = `${HASH_TAG}:ingest:leader`;
  */
 export const REVALIDATE_KEY = `${HASH_TAG}:ingest:revalidate`;
 
+/**
+ * The archive store's reachability as all replicas see it: a hash with `state` ('1' reachable,
+ * '0' not), `fails` and `oks` (consecutive failed and successful probes, from any replica),
+ * written by one script per probe result and expiring when no replica reports.
+ */
+export const STORE_HEALTH_KEY = `${HASH_TAG}:health:store`;
+
+/** Pub/sub channel announcing a change of the shared store state ('1' or '0'). */
+export const STORE_HEALTH_CHANNEL = `${HASH_TAG}:health:events`;
+
 /** The key registry as JSON in the key-file format of DESIGN.md §3.2 (hashes, never keys). */
 export const KEY_REGISTRY_KEY = `${HASH_TAG}:keys:registry`;
 
