@@ -92,6 +92,38 @@ export class ArchiveObjectError extends Error {
 }
 
 /**
+ * Which part of a published archive's own bytes is unreadable as PMTiles: the header, the root
+ * directory, a leaf directory (or an entry that points outside the archive), or the metadata.
+ */
+export type ArchiveFormatReason = 'header' | 'root-directory' | 'leaf-directory' | 'metadata';
+
+/** Every `ArchiveFormatReason`, for metrics exported at 0 from start. */
+export const ARCHIVE_FORMAT_REASONS: readonly ArchiveFormatReason[] = [
+  'header',
+  'root-directory',
+  'leaf-directory',
+  'metadata',
+];
+
+/**
+ * A published archive whose bytes, read correctly from the store, are not a readable PMTiles
+ * archive where a request needs them (ingest checks the header, root directory and metadata
+ * before publishing; a leaf directory is first read when a tile under it is asked for). The
+ * replica reports the archive for re-validation, which unpublishes it when it is bad, so the
+ * HTTP answer is 503 with `Retry-After` (by then the timestamp is gone, or served again).
+ * Never a reason to distrust the store.
+ */
+export class ArchiveFormatError extends Error {
+  constructor(
+    readonly reason: ArchiveFormatReason,
+    detail: string,
+  ) {
+    super(`published archive is not readable as PMTiles (${reason}): ${detail}`);
+    this.name = 'ArchiveFormatError';
+  }
+}
+
+/**
  * Why a read was refused or given up as busy: the caller's key or address holds its share of
  * open store reads, no local socket came free in time, or the store kept streaming to other
  * reads but sent this one no first byte in time (`store-busy`).

@@ -5,7 +5,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ANY_ORIGIN, createOriginPolicy, type OriginPolicy } from './origin-policy';
 import type { AuthDecision } from './ports';
-import { boundedMemo } from '../shared/bounded-memo';
+import { boundedMemo, type BoundedMemoSize } from '../shared/bounded-memo';
 
 export interface AppRecord {
   readonly id: string;
@@ -38,6 +38,8 @@ export function hashApiKey(apiKey: string): string {
 
 export interface KeyRegistry {
   decide(apiKey: string, appId: string): AuthDecision;
+  /** What the decision cache holds now (bounded whatever clients send; tests read it). */
+  cacheSize(): BoundedMemoSize;
 }
 
 /** Indexes registry data for O(1) decisions; `defaultLimit` applies to keys without one. */
@@ -54,12 +56,18 @@ export function createKeyRegistry(data: KeyRegistryData, defaultLimit: number): 
    * Decisions per (key, app), so a request pays one map lookup instead of a SHA-256 and a
    * constant-time compare. The cache belongs to this registry: every reload (a revocation
    * included) builds a new registry and so starts with an empty cache, which keeps revocation
-   * as fast as the reload. Bounded: cleared when full (a flood of invented keys cannot grow it).
+   * as fast as the reload. Only decisions about a known key are kept (a client can invent any
+   * number of unknown keys and apps, never a known key), and only for short credentials: what
+   * a client sends never decides how much this cache holds.
    */
-  const decided = boundedMemo<AuthDecision>(DECISION_CACHE_LIMIT);
+  const decided = boundedMemo<AuthDecision>({
+    maxEntries: DECISION_CACHE_LIMIT,
+    maxKeyLength: DECISION_CACHE_KEY_LENGTH,
+    keep: (decision) => decision.outcome !== 'unauthenticated',
+  });
   const decide = (apiKey: string, appId: string): AuthDecision =>
     decided.get(`${appId}\n${apiKey}`, () => decideUncached(apiKey, appId));
-  return { decide };
+  return { decide, cacheSize: () => decided.size() };
 
   function decideUncached(apiKey: string, appId: string): AuthDecision {
     {
@@ -93,3 +101,8 @@ export function createKeyRegistry(data: KeyRegistryData, defaultLimit: number): 
 
 /** Distinct (key, app) pairs one registry remembers decisions for. */
 const DECISION_CACHE_LIMIT = 10_000;
+/**
+ * Longest app id + key remembered (a generated key is 46 characters); longer credentials are
+ * decided every time, so the cache holds at most 10,000 × 256 characters.
+ */
+const DECISION_CACHE_KEY_LENGTH = 256;

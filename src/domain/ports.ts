@@ -79,8 +79,25 @@ export interface ArchiveSource {
   list(): Promise<StoredObject[]>;
   /** The first `length` bytes of an object (fewer when the object is shorter). */
   readHead(name: string, length: number): Promise<Buffer>;
+  /**
+   * Exactly `length` bytes at `offset` of an object that holds them (the metadata or leaf
+   * directories past the first 16 KiB); fewer when the object ends first.
+   */
+  readRange(name: string, offset: number, length: number): Promise<Buffer>;
   /** Removes an object after its timestamp left retention. */
   remove(name: string): Promise<void>;
+}
+
+/**
+ * Published archives a replica found corrupt while serving, for ingest to re-validate:
+ * replicas add timestamps, the ingest leader takes them all at the start of a pass. A
+ * timestamp asked for twice before a pass is one request.
+ */
+export interface RevalidationQueue {
+  /** Asks for `timestamp` (a published one) to be re-validated by the next ingest pass. */
+  request(timestamp: string): Promise<void>;
+  /** Every timestamp asked for since the last take, removed from the queue. */
+  take(): Promise<string[]>;
 }
 
 /** An immutable view of what is published, newest first. */

@@ -3,14 +3,16 @@
  * with the highest q-value among those prepared; on a tie the smaller one (br, then gzip,
  * then identity), since the server chooses among equals and browsers list gzip first. A
  * header that refuses everything gets identity (the RFC allows ignoring the field rather than
- * answering 406). `x-gzip` counts as `gzip`. Answers are cached per header value: clients send a handful of distinct
- * values, so a request costs one map lookup.
+ * answering 406). `x-gzip` counts as `gzip`. Answers are cached per header value: clients send a
+ * handful of distinct values, so a request costs one map lookup (bounded in entries and key
+ * length).
  */
 import type { StatusEncoding } from '../domain/status-document';
 import { boundedMemo } from '../shared/bounded-memo';
 
 const PREFERENCE: readonly StatusEncoding[] = ['br', 'gzip', 'identity'];
-const negotiated = boundedMemo<StatusEncoding>(256);
+// Real values are under 40 characters; a longer one is negotiated every time, never kept.
+const negotiated = boundedMemo<StatusEncoding>({ maxEntries: 256, maxKeyLength: 128 });
 
 function qualities(header: string): Map<string, number> {
   const q = new Map<string, number>();

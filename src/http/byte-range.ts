@@ -40,13 +40,11 @@ const WHOLE: RangeSelection = { kind: 'whole' };
  * the grammar check and range-parser. Bounded: short headers only (a client's windows are
  * under 40 characters; a 16 KiB header is decided, not kept).
  */
-const decided = boundedMemo<RangeSelection>(4096);
-const MEMO_HEADER_LENGTH = 64;
+const decided = boundedMemo<RangeSelection>({ maxEntries: 4096, maxKeyLength: 84 });
 
 /** Decides what part of an archive of `size` bytes a `Range` header asks for. */
 export function selectRange(rangeHeader: string | undefined, size: number): RangeSelection {
   if (rangeHeader === undefined) return WHOLE;
-  if (rangeHeader.length > MEMO_HEADER_LENGTH) return decide(rangeHeader, size);
   return decided.get(`${size} ${rangeHeader}`, () => decide(rangeHeader, size));
 }
 

@@ -4,6 +4,7 @@
  * their own small types (`domain/archive-errors.ts`) and never an HTTP class.
  */
 import {
+  ArchiveFormatError,
   ArchiveNotFoundError,
   ArchiveObjectError,
   StoreBusyError,
@@ -18,8 +19,9 @@ import {
 } from '../errors';
 
 /**
- * A stored object that is not the published version: ingest re-validates it within a pass or
- * two and republishes or unpublishes it, so a retry after this long finds the answer.
+ * A stored object that is not the published version, or a published archive found corrupt
+ * while serving: ingest re-validates it within a pass or two and republishes, keeps or
+ * unpublishes it, so a retry after this long finds the answer.
  */
 export const OBJECT_RETRY_AFTER_S = 10;
 /** A read refused for the caller's share of store connections, or given up on a busy store: both free up within seconds. */
@@ -42,7 +44,7 @@ export function toHttpError(err: unknown): HttpError {
       cause: err,
       retryAfterS: err.retryAfterS ?? STORE_RETRY_AFTER_S,
     });
-  if (err instanceof ArchiveObjectError)
+  if (err instanceof ArchiveObjectError || err instanceof ArchiveFormatError)
     return new ServiceUnavailableError({ cause: err, retryAfterS: OBJECT_RETRY_AFTER_S });
   if (err instanceof StoreBusyError)
     return new ServiceUnavailableError({ cause: err, retryAfterS: BUSY_RETRY_AFTER_S });
@@ -68,5 +70,9 @@ export function toHttpError(err: unknown): HttpError {
  * request would only flood the log.
  */
 export function isRoutineRefusal(err: unknown): boolean {
-  return err instanceof ArchiveObjectError || err instanceof StoreBusyError;
+  return (
+    err instanceof ArchiveObjectError ||
+    err instanceof ArchiveFormatError ||
+    err instanceof StoreBusyError
+  );
 }

@@ -4,6 +4,9 @@
  * worker alike; running it again is always safe (publishing is idempotent).
  *
  * - A new, valid, in-window object is published; an invalid one is rejected (once per version).
+ *   Valid means a valid PMTiles v3 header, root directory and metadata JSON (bounded).
+ * - A published timestamp a replica reported as corrupt (`RevalidationQueue`) is checked again,
+ *   leaf directories included: unpublished and rejected when bad, kept when it is valid.
  * - A published object whose listed size, ETag or date changed (replaced in the bucket or
  *   on disk) is re-validated: republished with its new metadata when valid, else unpublished.
  * - A published timestamp whose object is gone, and any catalog member that is not a valid,
@@ -14,11 +17,19 @@
  *   store itself (listing, connection, 5xx) or of the catalog fails the pass.
  */
 import { FUTURE_SKEW_MS, objectProblem } from '../domain/archive-meta';
-import type { ArchiveMeta, ArchiveSource, CatalogWriter, StoredObject } from '../domain/ports';
+import type {
+  ArchiveMeta,
+  ArchiveSource,
+  CatalogWriter,
+  RevalidationQueue,
+  StoredObject,
+} from '../domain/ports';
 import { parseTimestamp, timestampFromFileName } from '../domain/timestamps';
 import type { Logger } from '../logger';
+import { STRUCTURE_REJECTION_REASONS } from '../pmtiles/archive-check';
 import { HEADER_REJECTION_REASONS, validateArchiveHead } from '../pmtiles/validate';
 import { createObjectBackoff } from './object-backoff';
+import { createStructureCheck } from './structure-check';
 import { classifyReadFailure, describeReadFailure, type ReadFailureReason } from './read-failure';
 
 export { FUTURE_SKEW_MS } from '../domain/archive-meta';
@@ -35,6 +46,7 @@ export const DELETE_GRACE_MS = 10 * 60_000;
 export const INGEST_REJECTION_REASONS = [
   'bad-name',
   ...HEADER_REJECTION_REASONS,
+  ...STRUCTURE_REJECTION_REASONS,
   'bad-size',
   'bad-etag',
   'bad-last-modified',
@@ -50,6 +62,7 @@ export const UNPUBLISH_REASONS = [
   'replaced-unreadable',
   'object-missing',
   'catalog-junk',
+  'failed-revalidation',
 ] as const;
 /** Why ingest withdrew a published timestamp. */
 export type UnpublishReason = (typeof UNPUBLISH_REASONS)[number];
@@ -69,6 +82,8 @@ export interface IngestCycleOptions extends IngestEvents {
   readonly catalog: CatalogWriter;
   readonly logger: Logger;
   readonly retentionS: number;
+  /** Timestamps replicas found corrupt while serving; re-validated at the start of a pass. */
+  readonly revalidation?: RevalidationQueue;
   readonly now?: () => number;
 }
 
@@ -115,10 +130,20 @@ export function createIngestCycle(options: IngestCycleOptions): IngestCycle {
     options.onUnpublished?.(timestamp, reason);
   };
 
-  /** The first bytes of `object`, or undefined after an isolated per-object failure. */
-  const readHead = async (object: StoredObject): Promise<Buffer | undefined> => {
+  /**
+   * `length` bytes at `offset` of `object` (its head by default), or undefined after an
+   * isolated per-object failure (counted, retried with backoff); a store failure throws.
+   */
+  const readBytes = async (
+    object: StoredObject,
+    offset = 0,
+    length = HEAD_BYTES,
+  ): Promise<Buffer | undefined> => {
     try {
-      const head = await source.readHead(object.name, HEAD_BYTES);
+      const head =
+        offset === 0 && length === HEAD_BYTES
+          ? await source.readHead(object.name, HEAD_BYTES)
+          : await source.readRange(object.name, offset, length);
       const recovered = backoff.succeed(object.name);
       if (recovered)
         logger.info({ object: object.name, after: recovered.attempts }, 'object readable again');
@@ -141,14 +166,18 @@ export function createIngestCycle(options: IngestCycleOptions): IngestCycle {
     }
   };
 
+  const checkStructure = createStructureCheck(logger);
+
   /**
    * Brings one listed object's timestamp in line with the object; returns the timestamp when
-   * it is (still) published afterwards.
+   * it is (still) published afterwards. `reported`: a replica found it corrupt while serving,
+   * so a published, unchanged object is checked again, leaf directories included.
    */
   const consider = async (
     object: StoredObject,
     published: ReadonlyMap<string, ArchiveMeta>,
     cutoffMs: number,
+    reported: ReadonlySet<string>,
   ): Promise<string | undefined> => {
     const timestamp = timestampFromFileName(object.name);
     const epochMs = timestamp === undefined ? undefined : parseTimestamp(timestamp);
@@ -157,22 +186,45 @@ export function createIngestCycle(options: IngestCycleOptions): IngestCycle {
     if (timestamp === undefined || epochMs === undefined) return void reject(object, 'bad-name');
     if (epochMs > now() + FUTURE_SKEW_MS) return undefined; // reconsidered on later passes
     const current = published.get(timestamp);
-    if (current && version(current) === version(object)) return timestamp;
+    const unchanged = current !== undefined && version(current) === version(object);
+    const revalidating = unchanged && reported.has(timestamp);
+    if (unchanged && !revalidating) return timestamp;
     if (backoff.waiting(object.name, version(object), now())) {
-      if (current) await unpublish(timestamp, 'replaced-unreadable');
-      return undefined;
+      if (current && !unchanged) await unpublish(timestamp, 'replaced-unreadable');
+      return unchanged ? timestamp : undefined;
     }
-    const head = await readHead(object);
+    const head = await readBytes(object);
     if (head === undefined) {
-      if (current) await unpublish(timestamp, 'replaced-unreadable');
-      return undefined;
+      if (current && !unchanged) await unpublish(timestamp, 'replaced-unreadable');
+      return unchanged ? timestamp : undefined;
     }
     const check = validateArchiveHead(head, object.size);
-    const problem = check.ok ? objectProblem(object) : check.reason;
+    let problem: IngestRejectionReason | undefined = check.ok
+      ? objectProblem(object)
+      : check.reason;
+    if (problem === undefined && check.ok) {
+      const structure = await checkStructure(
+        object,
+        head,
+        check.header,
+        (offset, length) => readBytes(object, offset, length),
+        revalidating,
+      );
+      if (structure === 'unreadable') {
+        if (current && !unchanged) await unpublish(timestamp, 'replaced-unreadable');
+        return unchanged ? timestamp : undefined;
+      }
+      problem = structure;
+    }
     if (problem !== undefined) {
       reject(object, problem);
-      if (current) await unpublish(timestamp, 'replaced-invalid');
+      if (current)
+        await unpublish(timestamp, revalidating ? 'failed-revalidation' : 'replaced-invalid');
       return undefined;
+    }
+    if (revalidating) {
+      logger.info({ timestamp }, 'reported archive re-validated; it stays published');
+      return timestamp;
     }
     const meta = {
       timestamp,
@@ -238,6 +290,8 @@ export function createIngestCycle(options: IngestCycleOptions): IngestCycle {
     tracked: () => ({ rejected: rejected.size, failing: backoff.size() }),
     async run() {
       const cutoffMs = now() - options.retentionS * 1000;
+      // Taken first: a report made during this pass waits for the next one.
+      const reported = new Set(await (options.revalidation?.take() ?? Promise.resolve([])));
       // The catalog is read before the store is listed: every member then names an object that
       // existed before the listing began, so a concurrent publication is never taken for junk.
       const members = await catalog.list();
@@ -252,7 +306,8 @@ export function createIngestCycle(options: IngestCycleOptions): IngestCycle {
       let storeFailure: StoreFailure | undefined;
       for (const object of objects) {
         try {
-          const timestamp = await consider(object, published, cutoffMs);
+          const timestamp = await consider(object, published, cutoffMs, reported);
+          reported.delete(timestampFromFileName(object.name) ?? '');
           if (timestamp !== undefined) kept.add(timestamp);
         } catch (err) {
           if (!(err instanceof StoreFailure)) throw err;
@@ -274,7 +329,12 @@ export function createIngestCycle(options: IngestCycleOptions): IngestCycle {
         const ts = timestampFromFileName(name);
         if (ts !== undefined && (parseTimestamp(ts) ?? 0) < cutoffMs) rejected.delete(name);
       }
-      if (storeFailure) throw storeFailure.original;
+      if (storeFailure) {
+        // Reports this pass did not reach are asked again, for the next pass.
+        for (const timestamp of reported)
+          await options.revalidation?.request(timestamp).catch(() => undefined);
+        throw storeFailure.original;
+      }
       await deleteExpired(objects, cutoffMs);
     },
   };

@@ -15,27 +15,70 @@ const originPattern = z.string().superRefine((value, ctx) => {
   if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
 });
 
-const keyFileSchema = z.object({
-  apps: z.array(z.object({ id, disabled: z.boolean().default(false) })).default([]),
-  keys: z
-    .array(
-      z.object({
-        id: z.string().min(1),
-        sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'sha256 must be 64 hex digits'),
-        apps: z.array(z.string()).default([]),
-        limit: z.number().int().positive().optional(),
-        disabled: z.boolean().default(false),
-        origins: z.array(originPattern).optional(),
-        requireOrigin: z.boolean().optional(),
-      }),
-    )
-    .default([]),
+/**
+ * Strict on purpose: a misspelt field (`origin` for `origins`) would otherwise be dropped
+ * silently and lift a restriction, and `{}` would load as "no keys". Unknown fields and a
+ * document without both arrays are refused, naming the field.
+ */
+const keyFileSchema = z.strictObject({
+  apps: z.array(z.strictObject({ id, disabled: z.boolean().default(false) })),
+  keys: z.array(
+    z.strictObject({
+      id: z.string().min(1),
+      sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'sha256 must be exactly 64 hex digits'),
+      apps: z.array(z.string()).default([]),
+      limit: z.number().int().positive().optional(),
+      disabled: z.boolean().default(false),
+      origins: z.array(originPattern).optional(),
+      requireOrigin: z.boolean().optional(),
+    }),
+  ),
 });
 
 /** A key file that cannot be read as the DESIGN.md §3.2 format; the message says why. */
 export class KeyFileError extends Error {}
 
-/** Parses key file text; throws a KeyFileError naming every problem. */
+/** `keys[0].origin`: a field's place in the document, as an operator would write it. */
+function fieldPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? String(part) : `.${String(part)}`;
+  }
+  return out === '' ? '(document)' : out;
+}
+
+/** Whether `path` names a field the document does not have at all. */
+function isAbsent(json: unknown, path: readonly PropertyKey[]): boolean {
+  let value: unknown = json;
+  for (const part of path) {
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, part)) return true;
+    value = (value as Record<PropertyKey, unknown>)[part];
+  }
+  return false;
+}
+
+/** One line per problem: `keys[0].origin: unknown field`, `apps: missing (required)`. */
+function describeIssues(json: unknown, issues: readonly z.core.$ZodIssue[]): string[] {
+  const problems: string[] = [];
+  for (const issue of issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys)
+        problems.push(`${fieldPath([...issue.path, key])}: unknown field`);
+    } else if (
+      issue.code === 'invalid_type' &&
+      issue.path.length > 0 &&
+      isAbsent(json, issue.path)
+    ) {
+      problems.push(`${fieldPath(issue.path)}: missing (required)`);
+    } else {
+      problems.push(`${fieldPath(issue.path)}: ${issue.message}`);
+    }
+  }
+  return problems;
+}
+
+/** Parses key file text; throws a KeyFileError naming every problem and its field. */
 export function parseKeyFile(text: string): KeyRegistryData {
   let json: unknown;
   try {
@@ -45,21 +88,29 @@ export function parseKeyFile(text: string): KeyRegistryData {
   }
   const parsed = keyFileSchema.safeParse(json);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-    throw new KeyFileError(`key file is invalid: ${problems.join('; ')}`);
+    throw new KeyFileError(
+      `key file is invalid: ${describeIssues(json, parsed.error.issues).join('; ')}`,
+    );
   }
   const data = parsed.data;
   const ids = new Set<string>();
-  for (const key of data.keys) {
-    if (ids.has(key.id)) throw new KeyFileError(`key file is invalid: duplicate key id ${key.id}`);
+  for (const [i, key] of data.keys.entries()) {
+    if (ids.has(key.id))
+      throw new KeyFileError(`key file is invalid: keys[${i}].id: duplicate key id ${key.id}`);
     ids.add(key.id);
   }
   return data;
 }
 
-/** The registry as stored: pretty JSON with a final newline (diffable, hand-editable). */
+/**
+ * The registry as stored: pretty JSON with a final newline (diffable, hand-editable). Throws a
+ * KeyFileError rather than return text that `parseKeyFile` would refuse, so no writer (the key
+ * CLI included) can store a registry the service would not load.
+ */
 export function serializeKeyFile(data: KeyRegistryData): string {
-  return `${JSON.stringify(data, null, 2)}\n`;
+  const text = `${JSON.stringify(data, null, 2)}\n`;
+  parseKeyFile(text);
+  return text;
 }
 
 /** A new random API key (URL-safe, 256 bits): printed once, stored only as its hash. */

@@ -4,7 +4,7 @@
  * they are tallies added at scrape time; evictions are rare and counted at once.
  */
 import { Counter, type Registry } from 'prom-client';
-import type { CacheEvents } from '../store/block-cache';
+import type { CacheEvents } from '../serving/block-cache';
 import { createTallies } from './tally';
 
 /** Registers the cache metrics on `registry`; returns the events that feed them. */

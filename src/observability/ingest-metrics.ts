@@ -22,7 +22,7 @@ export function createIngestMetrics(registry: Registry): IngestEvents {
   const rejected = zeroed(
     new Counter({
       name: 'radar_ingest_rejected_total',
-      help: 'Archives refused by ingest, by reason (bad-name, bad-magic, section-outside-object, ...).',
+      help: 'Archives refused by ingest, by reason (bad-name, bad-magic, section-outside-object, bad-root-directory, bad-metadata, bad-leaf-directory, ...).',
       labelNames: ['reason'] as const,
       registers: [registry],
     }),
@@ -36,7 +36,7 @@ export function createIngestMetrics(registry: Registry): IngestEvents {
   const unpublished = zeroed(
     new Counter({
       name: 'radar_ingest_unpublished_total',
-      help: 'Timestamps withdrawn by ingest, by reason (replaced-invalid, replaced-unreadable, object-missing, catalog-junk).',
+      help: 'Timestamps withdrawn by ingest, by reason (replaced-invalid, replaced-unreadable, object-missing, catalog-junk, failed-revalidation).',
       labelNames: ['reason'] as const,
       registers: [registry],
     }),

@@ -26,17 +26,25 @@ export class DirectoryFormatError extends Error {}
 
 /**
  * Undoes the archive's internal compression (none, gzip or brotli: what Node decodes without
- * add-ons). Throws `DirectoryFormatError` for other codecs or corrupt data.
+ * add-ons). Throws `DirectoryFormatError` for other codecs, corrupt data, or an output longer
+ * than `maxOutputLength` (when given).
  */
-export function decompressInternal(bytes: Uint8Array, compression: number): Buffer {
+export function decompressInternal(
+  bytes: Uint8Array,
+  compression: number,
+  maxOutputLength?: number,
+): Buffer {
+  const limit = maxOutputLength === undefined ? {} : { maxOutputLength };
   try {
     switch (compression) {
       case Compression.None:
+        if (maxOutputLength !== undefined && bytes.byteLength > maxOutputLength)
+          throw new DirectoryFormatError(`section longer than ${maxOutputLength} bytes`);
         return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       case Compression.Gzip:
-        return gunzipSync(bytes);
+        return gunzipSync(bytes, limit);
       case Compression.Brotli:
-        return brotliDecompressSync(bytes);
+        return brotliDecompressSync(bytes, limit);
       default:
         throw new DirectoryFormatError(`unsupported internal compression ${compression}`);
     }

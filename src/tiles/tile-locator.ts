@@ -6,6 +6,7 @@
  * single-flight, so a burst of first requests for a new frame decodes each directory once.
  */
 import { LRUCache } from 'lru-cache';
+import { ArchiveFormatError, type ArchiveFormatReason } from '../domain/archive-errors';
 import type { ArchiveBody, ArchiveMeta, ArchiveStore, ByteWindow } from '../domain/ports';
 import {
   decodeDirectory,
@@ -14,6 +15,7 @@ import {
   findTile,
   type Directory,
 } from '../pmtiles/directory-reader';
+import { MAX_SECTION_OUTPUT_BYTES } from '../pmtiles/archive-check';
 import { HEADER_BYTES, decodeHeader, type PmtilesHeader } from '../pmtiles/header';
 
 /** Deepest directory chain the spec allows readers to follow (root + 3 leaf levels). */
@@ -25,8 +27,17 @@ export interface TileLocatorOptions {
   readonly maxArchives?: number;
   /** Bytes of decoded directories kept (entries × 32). Default 64 MiB. */
   readonly maxDirectoryBytes?: number;
+  /**
+   * Called when a published archive's own bytes turn out unreadable (the lookup then rejects
+   * with `ArchiveFormatError`): for metrics and to report the archive for re-validation.
+   */
+  readonly onFormatError?: (meta: ArchiveMeta, reason: ArchiveFormatReason) => void;
 }
 
+/**
+ * Every lookup rejects with `ArchiveFormatError` when the archive's bytes are not readable
+ * PMTiles where it needs them, and with the store's own errors when a read fails.
+ */
 export interface TileLocator {
   /** The decoded header of an archive version. */
   header(meta: ArchiveMeta): Promise<PmtilesHeader>;
@@ -91,6 +102,12 @@ const versionKey = (meta: ArchiveMeta): string => `${meta.timestamp}\0${meta.eta
 
 export function createTileLocator(options: TileLocatorOptions): TileLocator {
   const { store } = options;
+  /** Turns a format problem into the core's error (reported); other errors pass unchanged. */
+  const formatError = (err: unknown, meta: ArchiveMeta, reason: ArchiveFormatReason): unknown => {
+    if (!(err instanceof DirectoryFormatError)) return err;
+    options.onFormatError?.(meta, reason);
+    return new ArchiveFormatError(reason, err.message);
+  };
   const read = async (meta: ArchiveMeta, window: ByteWindow): Promise<Buffer> => {
     if (window.offset + window.length > meta.size) {
       throw new DirectoryFormatError('section extends past the end of the archive');
@@ -121,7 +138,8 @@ export function createTileLocator(options: TileLocatorOptions): TileLocator {
     sizeCalculation: (dir) => Math.max(1, dir.tileIds.length * 32),
     fetchMethod: async (_key, _stale, { context }) => {
       const raw = await read(context.meta, context.window!);
-      return decodeDirectory(decompressInternal(raw, context.header!.internalCompression));
+      const compression = context.header!.internalCompression;
+      return decodeDirectory(decompressInternal(raw, compression, MAX_SECTION_OUTPUT_BYTES));
     },
   });
   const metadataCache = new LRUCache<string, Readonly<Record<string, unknown>>, Load>({
@@ -135,7 +153,9 @@ export function createTileLocator(options: TileLocatorOptions): TileLocator {
       });
       try {
         const value: unknown = JSON.parse(
-          decompressInternal(raw, header.internalCompression).toString('utf8'),
+          decompressInternal(raw, header.internalCompression, MAX_SECTION_OUTPUT_BYTES).toString(
+            'utf8',
+          ),
         );
         return value !== null && typeof value === 'object' && !Array.isArray(value)
           ? (value as Record<string, unknown>)
@@ -148,7 +168,12 @@ export function createTileLocator(options: TileLocatorOptions): TileLocator {
   });
 
   const header = async (meta: ArchiveMeta): Promise<PmtilesHeader> => {
-    const value = await headers.fetch(versionKey(meta), { context: { meta } });
+    let value: PmtilesHeader | undefined;
+    try {
+      value = await headers.fetch(versionKey(meta), { context: { meta } });
+    } catch (err) {
+      throw formatError(err, meta, 'header');
+    }
     if (value === undefined) throw new Error('header load returned nothing');
     return value;
   };
@@ -171,9 +196,18 @@ export function createTileLocator(options: TileLocatorOptions): TileLocator {
     async locate(meta, tileId) {
       const h = await header(meta);
       const walk = directoryWalk(meta, h, tileId);
-      let step = walk.next();
-      while (!step.done) step = walk.next(await directory(meta, h, step.value));
-      return step.value;
+      // The directory being read or followed: 0 is the root, any deeper one a leaf.
+      let level = 0;
+      try {
+        let step = walk.next();
+        while (!step.done) {
+          step = walk.next(await directory(meta, h, step.value));
+          level += 1;
+        }
+        return step.value;
+      } catch (err) {
+        throw formatError(err, meta, level === 0 ? 'root-directory' : 'leaf-directory');
+      }
     },
     peek(meta, tileId) {
       const h = headers.get(versionKey(meta));
@@ -193,8 +227,12 @@ export function createTileLocator(options: TileLocatorOptions): TileLocator {
     },
     async metadata(meta) {
       const h = await header(meta);
-      const value = await metadataCache.fetch(versionKey(meta), { context: { meta, header: h } });
-      return value ?? {};
+      try {
+        const value = await metadataCache.fetch(versionKey(meta), { context: { meta, header: h } });
+        return value ?? {};
+      } catch (err) {
+        throw formatError(err, meta, 'metadata');
+      }
     },
   };
 }

@@ -3,7 +3,7 @@
  * Redis: the cycle over an archive source, and the polling loop that runs it.
  */
 import type { Config } from '../config';
-import type { ArchiveSource, CatalogWriter } from '../domain/ports';
+import type { ArchiveSource, CatalogWriter, RevalidationQueue } from '../domain/ports';
 import { createIngestCycle, type IngestCycle } from '../ingest/ingest-cycle';
 import { createIngestWorker, type IngestWorkerOptions } from '../ingest/ingest-worker';
 import type { Logger } from '../logger';
@@ -16,12 +16,14 @@ export function ingestCycle(
   catalog: CatalogWriter,
   logger: Logger,
   metrics: IngestMetrics | undefined,
+  revalidation?: RevalidationQueue,
 ): IngestCycle {
   return createIngestCycle({
     source,
     catalog,
     logger,
     retentionS: config.retentionS,
+    ...(revalidation ? { revalidation } : {}),
     ...metrics,
   });
 }

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { waitForRedisReady } from '../adapters/redis/client';
+import { createRedisRevalidationQueue } from '../adapters/redis/revalidation-queue';
 import type { Config } from '../config';
 import { createAdminServer } from '../http/admin';
 import { createIngestWorker, type IngestWorker } from '../ingest/ingest-worker';
@@ -43,7 +44,14 @@ export async function buildIngest(
   const metrics = createIngestMetrics(registry);
   const redis = connectRedis(config.catalog.url, config, logger, 'ingest');
   const archives = openArchives(config.archives, config, logger);
-  const cycle = ingestCycle(config, archives.source(), redisCatalogWriter(redis), logger, metrics);
+  const cycle = ingestCycle(
+    config,
+    archives.source(),
+    redisCatalogWriter(redis),
+    logger,
+    metrics,
+    createRedisRevalidationQueue(redis.client),
+  );
   const worker = createIngestWorker({
     cycle,
     lease: redisLeaderLease(redis, owner, LEASE_TTL_MS),

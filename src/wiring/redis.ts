@@ -18,6 +18,10 @@ import {
 import { INGEST_LEADER_KEY } from '../adapters/redis/keys';
 import { createRedisLeaderLease } from '../adapters/redis/leader-lease';
 import { createRedisRateLimiter, type RedisRateLimiter } from '../adapters/redis/rate-limiter';
+import {
+  createSharedStoreHealth,
+  type SharedStoreHealth,
+} from '../adapters/redis/shared-store-health';
 import type { Config } from '../config';
 import type { CatalogWriter } from '../domain/ports';
 import type { LeaderLease } from '../domain/ports';
@@ -92,4 +96,29 @@ export function redisRateLimiter(
 /** The ingest leader lease; a crashed leader is replaced within `ttlMs`. */
 export function redisLeaderLease(redis: RedisWiring, owner: string, ttlMs: number): LeaderLease {
   return createRedisLeaderLease({ client: redis.client, key: INGEST_LEADER_KEY, owner, ttlMs });
+}
+
+/**
+ * The store's reachability shared by every replica (with hysteresis), subscribed on the shared
+ * pub/sub connection; its component subscribes at start and unsubscribes at stop.
+ */
+export function sharedStoreHealth(
+  redis: RedisWiring,
+  logger: Logger,
+  options: { readonly local: () => boolean; readonly ttlMs: number },
+): { readonly health: SharedStoreHealth; readonly component: Component } {
+  const health = createSharedStoreHealth({
+    client: redis.client,
+    subscriber: redis.subscriber(),
+    logger,
+    ...options,
+  });
+  return {
+    health,
+    component: {
+      name: 'shared-store-health',
+      start: () => health.start(),
+      stop: () => health.stop(),
+    },
+  };
 }

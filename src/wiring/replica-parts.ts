@@ -3,15 +3,19 @@
  * from the wiring of its technology (`fs.ts`, `s3.ts`, `redis.ts`, memory adapters), and the
  * archive store is wrapped the one way every replica ships it: measured, then cached.
  */
-import { createCachingArchiveStore, type CachingArchiveStore } from '../store/block-cache';
-import { createArchiveWarmer } from '../store/archive-warmer';
-import { createReadGate } from '../store/read-gate';
+import { createCachingArchiveStore, type CachingArchiveStore } from '../serving/block-cache';
+import { createArchiveWarmer } from '../serving/archive-warmer';
+import { createRetainedCatalog } from '../serving/retained-catalog';
+import { createReadGate } from '../serving/read-gate';
 import { createMemoryCatalog } from '../adapters/memory/catalog';
 import { createMemoryRateLimiter } from '../adapters/memory/rate-limiter';
-import { createStoreProbe, type StoreProbe } from '../store/store-probe';
+import { createMemoryRevalidationQueue } from '../adapters/memory/revalidation-queue';
+import { createRedisRevalidationQueue } from '../adapters/redis/revalidation-queue';
+import { createStoreProbe, STORE_PROBE_INTERVAL_MS, type StoreProbe } from '../serving/store-probe';
 import type { Config } from '../config';
 import { createHealthCheck } from '../domain/health';
-import type { CatalogReader, RateLimiter } from '../domain/ports';
+import type { ArchiveFormatReason } from '../domain/archive-errors';
+import type { ArchiveMeta, CatalogReader, RateLimiter, RevalidationQueue } from '../domain/ports';
 import type { KeyStore } from '../keys/ports';
 import { createStatusDocumentSource, type StatusDocument } from '../domain/status-document';
 import { ensureDemoCredentials, type DemoCredentials } from '../embedded/demo-credentials';
@@ -22,6 +26,7 @@ import { createCacheMetrics } from '../observability/cache-metrics';
 import { createCatalogMetrics } from '../observability/catalog-metrics';
 import type { IngestMetrics } from '../observability/ingest-metrics';
 import type { Registry } from 'prom-client';
+import { archiveFormatReports } from '../observability/archive-format-reports';
 import { catalogGauges } from '../observability/catalog-gauges';
 import type { ArchivesWiring } from './archives';
 import { openArchives } from './open-archives';
@@ -30,7 +35,13 @@ import { directoryIngest } from './fs';
 import { ingestCycle, soleIngestLoop } from './ingest-parts';
 import { openKeyStore } from './keys';
 import type { ReplicaOverrides } from './overrides';
-import { connectRedis, redisCatalog, redisRateLimiter, type RedisWiring } from './redis';
+import {
+  connectRedis,
+  redisCatalog,
+  redisRateLimiter,
+  sharedStoreHealth,
+  type RedisWiring,
+} from './redis';
 import { backgroundSimulator } from './simulator';
 
 export interface ReplicaParts {
@@ -43,6 +54,8 @@ export interface ReplicaParts {
   readonly statusDocument: () => StatusDocument | undefined;
   /** Present in embedded mode when the demo key file is in use. */
   readonly demo: DemoCredentials | undefined;
+  /** A published archive found corrupt while serving: counted, logged, re-validation asked. */
+  readonly onArchiveFormatError: (meta: ArchiveMeta, reason: ArchiveFormatReason) => void;
   /** Started in order after the listeners, stopped in reverse before `connections`. */
   readonly components: readonly Component[];
   /** Ports and clients, closed last, in order. */
@@ -93,24 +106,40 @@ export async function assembleReplica(
     () => archives.breakerOpen(),
   );
 
-  let catalog: CatalogReader;
+  let source: CatalogReader;
+  let revalidation: RevalidationQueue;
   const onCatalogDropped = createCatalogMetrics(registry);
   if (config.catalog.kind === 'redis') {
-    const wired = redisCatalog(useRedis(config.catalog.url), config, logger, onCatalogDropped);
-    catalog = wired.catalog;
+    const redisWiring = useRedis(config.catalog.url);
+    const wired = redisCatalog(redisWiring, config, logger, onCatalogDropped);
+    source = wired.catalog;
+    revalidation = createRedisRevalidationQueue(redisWiring.client);
     components.push(wired.component);
   } else {
     // Nobody else publishes into a memory catalog: this replica ingests for itself.
     const memory = createMemoryCatalog();
-    catalog = memory;
+    source = memory;
+    revalidation = createMemoryRevalidationQueue();
     const ingestLogger = logger.child({ component: 'ingest' });
-    const cycle = ingestCycle(config, archives.source(), memory, ingestLogger, metrics.ingest);
+    const cycle = ingestCycle(
+      config,
+      archives.source(),
+      memory,
+      ingestLogger,
+      metrics.ingest,
+      revalidation,
+    );
     components.push(
       config.archives.kind === 'fs'
         ? directoryIngest(config.archives.dir, cycle, ingestLogger, overrides.watchIntervalMs)
         : soleIngestLoop(config, cycle, ingestLogger),
     );
   }
+
+  // What clients see: nothing past retention, whatever ingest's state (it prunes per pass).
+  const retained = createRetainedCatalog(source, { retentionS: config.retentionS });
+  components.push({ name: 'retention', start: async () => {}, stop: async () => retained.stop() });
+  const catalog: CatalogReader = retained;
 
   const keys = await openKeyStore(config.keys, config, logger, {
     redis: useRedis,
@@ -128,7 +157,22 @@ export async function assembleReplica(
     () => redisLimiter?.degraded() ?? false,
   );
 
-  const probe = createStoreProbe(store, logger, { intervalMs: overrides.probeIntervalMs });
+  // With Redis, replicas share one view of the store with hysteresis, so they agree on
+  // `healthy` (docs/reliability.md); alone, a replica's own probe decides.
+  const probeIntervalMs = overrides.probeIntervalMs ?? STORE_PROBE_INTERVAL_MS;
+  const sharedHealth =
+    config.catalog.kind === 'redis'
+      ? sharedStoreHealth(useRedis(config.catalog.url), logger, {
+          local: () => probe.reachable(),
+          ttlMs: 3 * probeIntervalMs,
+        })
+      : undefined;
+  const probe = createStoreProbe(store, logger, {
+    intervalMs: probeIntervalMs,
+    ...(sharedHealth ? { onResult: (ok: boolean) => void sharedHealth.health.report(ok) } : {}),
+  });
+  if (sharedHealth) components.push(sharedHealth.component);
+  const storeReachable = sharedHealth ? sharedHealth.health.reachable : probe.reachable;
   liveGauge(
     registry,
     'radar_object_store_reachable',
@@ -157,7 +201,7 @@ export async function assembleReplica(
 
   const healthy = createHealthCheck({
     catalog,
-    storeReachable: probe.reachable,
+    storeReachable,
     staleAfterS: config.staleAfterS,
   });
   liveGauge(
@@ -185,6 +229,7 @@ export async function assembleReplica(
     healthy,
     statusDocument: createStatusDocumentSource({ catalog, healthy }),
     demo,
+    onArchiveFormatError: archiveFormatReports(registry, revalidation, logger),
     components,
     connections,
   };

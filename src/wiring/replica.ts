@@ -20,7 +20,7 @@ import { createRegistry, exposition } from '../observability/registry';
 import { createGuardMetrics } from '../observability/guard-metrics';
 import { createIngestMetrics } from '../observability/ingest-metrics';
 import { createRequestMetrics } from '../observability/request-metrics';
-import type { StoreProbe } from '../store/store-probe';
+import type { StoreProbe } from '../serving/store-probe';
 import { createViewerRoutes } from '../viewer/viewer-routes';
 import { startAll, stoppers } from './component';
 import { createShutdown, listen } from './lifecycle';
@@ -90,7 +90,7 @@ export async function buildReplica(
   const core = createCore({
     ...ports,
     // One locator for the tile and TileJSON answers, so both share its decoded directories.
-    tiles: createTileLocator({ store: ports.store }),
+    tiles: createTileLocator({ store: ports.store, onFormatError: parts.onArchiveFormatError }),
     statusDocument: parts.statusDocument,
     logger,
     cors,

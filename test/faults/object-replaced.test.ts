@@ -1,14 +1,17 @@
 /**
- * Fault matrix, one object replaced under a published timestamp (issue 11 item 1, store side):
- * the producer overwrites a published archive with other bytes (another archive: different ETag
- * and size). Under a map-client load through nginx and a stream of uncached ranges of the
- * replaced timestamp on both replicas, far past the breaker threshold:
+ * Fault matrix, one object replaced under a published timestamp (store side): the producer
+ * overwrites a published archive with other bytes (another archive: different ETag and size).
+ * Under a map-client load through nginx and a stream of uncached ranges of the replaced
+ * timestamp on both replicas, far past the breaker threshold:
  *
- * - the breaker stays closed on both replicas and every other archive keeps being served;
- * - the replaced timestamp answers 503 with `Retry-After` and the error record while the catalog
- *   still describes the old version (or, once ingest has re-validated and republished it, the
- *   new version under its new ETag) - never bytes of one version under the other's ETag;
- * - the mismatches are counted by reason, not as store errors.
+ * - phase 1, ingest not running (so the catalog keeps describing the old version for the whole
+ *   phase, whatever the timing): every probe of the replaced timestamp answers 503 with
+ *   `Retry-After` and the error record, each mismatch is counted by reason (not as a store
+ *   error), and the breaker stays closed on both replicas;
+ * - phase 2, an ingest worker starts, re-validates the object and republishes it: both replicas
+ *   serve the new version under its new ETag;
+ * - throughout, every other archive keeps being served and no answer carries bytes of one
+ *   version under the other's ETag.
  */
 // The store's breaker defaults: the replicas here run with them.
 import { DEFAULT_BREAKER_THRESHOLD as BREAKER_THRESHOLD } from '../../src/adapters/s3/archive-store';
@@ -18,28 +21,37 @@ import {
   faultAuth,
   metric,
   reportFault,
+  spawnIngest,
   startFaultStack,
   type FaultStack,
+  type SpawnedIngest,
 } from '../harness/fault-stack';
 import { startMapClientLoad, summarizeLoad } from '../harness/map-client-load';
 import { waitFor } from '../harness/wait';
 
-jest.setTimeout(120_000);
+jest.setTimeout(150_000);
 
 /** Past the warmed header block (the first 64 KiB), so every read goes to the store. */
 const PROBE_RANGES = ['bytes=70000-70999', 'bytes=90000-90499', 'bytes=120000-121023'];
-const WATCH_MS = 15_000;
+/** Phase 1: probes while the catalog still describes the old version. */
+const MISMATCH_MS = 8_000;
+/** Phase 2: longest wait for ingest to republish and both replicas to serve the new version. */
+const REPUBLISH_BOUND_MS = 30_000;
 
 let fault: FaultStack;
 
+let ingest: SpawnedIngest | undefined;
+
 beforeAll(async () => {
-  fault = await startFaultStack();
+  fault = await startFaultStack({ ingest: 'none' });
 });
 afterAll(async () => {
+  await ingest?.process.stop();
   await fault?.stop();
 });
 
 interface Probe {
+  readonly phase: 'mismatch' | 'republish';
   readonly replica: number;
   readonly at: number;
   readonly status: number;
@@ -80,18 +92,20 @@ it('an object replaced under a published timestamp never opens the breaker or se
   };
   const unavailableBefore = await storeUnavailable();
 
+  // The load starts after the replacement: no block of the old version past the warmed header
+  // block can be in a replica's cache, so every probe below reaches the store.
+  const replacedAt = Date.now();
+  await fault.stack.s3.put(key, replacement);
   const load = startMapClientLoad({
     baseUrl: fault.nginx.url,
     headers: faultAuth(),
     clients: 4,
-    durationMs: WATCH_MS + 30_000,
+    durationMs: MISMATCH_MS + REPUBLISH_BOUND_MS + 30_000,
   });
   await waitFor(() => load.outcomes.length >= 20, 10_000, 'load running', 20);
 
-  const replacedAt = Date.now();
-  await fault.stack.s3.put(key, replacement);
-
   const probes: Probe[] = [];
+  let phase: Probe['phase'] = 'mismatch';
   const probeOnce = async (replica: number, range: string) => {
     const res = await edgeRequest(fault.replicas[replica]!.url, `/tiles/${replacedTs}.pmtiles`, {
       headers: { ...faultAuth(), Range: range },
@@ -115,6 +129,7 @@ it('an object replaced under a published timestamp never opens the breaker or se
         body.error?.code === res.status && body.error?.message === 'Service Unavailable';
     }
     probes.push({
+      phase,
       replica,
       at: Date.now() - replacedAt,
       status: res.status,
@@ -123,52 +138,76 @@ it('an object replaced under a published timestamp never opens the breaker or se
       bytes,
     });
   };
-  // Far past the breaker threshold on each replica, for the whole watch.
-  const watchUntil = replacedAt + WATCH_MS;
   const breakerSeen: number[] = [];
-  while (Date.now() < watchUntil) {
+  const probeRound = async () => {
     for (let replica = 0; replica < fault.replicas.length; replica++)
       for (const range of PROBE_RANGES) await probeOnce(replica, range);
     for (const r of fault.replicas)
       breakerSeen.push(await metric(r.adminPort, 'radar_object_store_breaker_open'));
     await new Promise((r) => setTimeout(r, 100));
+  };
+  // Phase 1: far past the breaker threshold on each replica, nobody re-validating.
+  while (Date.now() < replacedAt + MISMATCH_MS) await probeRound();
+  const mismatchesCounted = await objectErrors();
+
+  // Phase 2: an ingest worker re-validates the replaced object and republishes it.
+  phase = 'republish';
+  ingest = await spawnIngest(fault.stack);
+  const servedNewOn = (replica: number) =>
+    probes.some((p) => p.phase === 'republish' && p.replica === replica && p.bytes === 'new');
+  const republishStarted = Date.now();
+  while (!fault.replicas.every((_r, i) => servedNewOn(i))) {
+    if (Date.now() - republishStarted > REPUBLISH_BOUND_MS)
+      throw new Error(`new version not served on both replicas within ${REPUBLISH_BOUND_MS} ms`);
+    await probeRound();
   }
+  const republishedMs = Date.now() - republishStarted;
+  await probeRound(); // once more after both switched
+
   const outcomes = await load.stop();
   const others = outcomes.filter((o) => o.kind !== 'status' && !o.path.includes(replacedTs));
   const otherFailures = others.filter((o) => o.status !== 200 && o.status !== 206);
+  const mismatchProbes = probes.filter((p) => p.phase === 'mismatch');
   const refused = probes.filter((p) => p.status === 503);
-  const servedNew = probes.filter((p) => p.bytes === 'new');
-  const firstNew = servedNew[0]?.at;
-  const mismatches = await objectErrors();
   const byStatus: Record<string, number> = {};
-  for (const p of probes) byStatus[p.status] = (byStatus[p.status] ?? 0) + 1;
+  for (const p of probes)
+    byStatus[`${p.phase} ${p.status}`] = (byStatus[`${p.phase} ${p.status}`] ?? 0) + 1;
 
   await reportFault('object-replaced', {
     ...summarizeLoad(outcomes),
     replacedTimestamp: replacedTs,
     probesOfReplaced: probes.length,
-    probesByStatus: byStatus,
+    probesByPhaseAndStatus: byStatus,
     probe503WithRetryAfter: refused.filter((p) => p.retryAfter !== undefined).length,
     wrongBytes: probes.filter((p) => p.bytes === 'wrong').length,
     otherArchiveRequests: others.length,
     otherArchiveFailures: otherFailures.length,
     breakerEverOpen: breakerSeen.some((v) => v === 1),
-    objectErrorsCounted: mismatches,
+    objectErrorsCountedInPhase1: mismatchesCounted,
     storeUnavailableAdded: (await storeUnavailable()) - unavailableBefore,
-    newVersionServedAfterMs: firstNew ?? null,
-    watchMs: WATCH_MS,
+    mismatchPhaseMs: MISMATCH_MS,
+    newVersionOnBothAfterIngestStartMs: republishedMs,
   });
 
-  expect(probes.length).toBeGreaterThan(BREAKER_THRESHOLD * 4);
-  expect(probes.filter((p) => p.bytes === 'wrong')).toEqual([]);
-  expect(breakerSeen.every((v) => v === 0)).toBe(true);
-  expect(otherFailures).toEqual([]);
-  for (const p of refused) {
+  // Phase 1: the mismatch was exercised on both replicas, far past the breaker threshold,
+  // and every probe was refused with the record and Retry-After, counted as an object error.
+  for (let replica = 0; replica < fault.replicas.length; replica++)
+    expect(mismatchProbes.filter((p) => p.replica === replica).length).toBeGreaterThan(
+      BREAKER_THRESHOLD * 2,
+    );
+  for (const p of mismatchProbes) {
+    expect(p).toMatchObject({ status: 503, errorRecord: true });
     expect(p.retryAfter).toMatch(/^[1-9]\d*$/);
-    expect(p.errorRecord).toBe(true);
   }
-  // Every answer is either the refusal or the right bytes of one version.
-  expect(probes.every((p) => p.status === 503 || p.bytes !== undefined)).toBe(true);
-  if (refused.length > 0) expect(mismatches).toBeGreaterThanOrEqual(refused.length);
+  expect(mismatchesCounted).toBeGreaterThanOrEqual(mismatchProbes.length);
+  expect(breakerSeen.every((v) => v === 0)).toBe(true);
+  // Phase 2: each answer is the refusal or the right bytes of one version; both replicas
+  // ended on the new version.
+  for (const p of probes.filter((q) => q.phase === 'republish')) {
+    if (p.status === 503) expect(p).toMatchObject({ errorRecord: true });
+    else expect(['old', 'new']).toContain(p.bytes);
+  }
+  expect(probes.filter((p) => p.bytes === 'wrong')).toEqual([]);
+  expect(otherFailures).toEqual([]);
   expect((await storeUnavailable()) - unavailableBefore).toBe(0);
 });

@@ -2,8 +2,12 @@
  * The `redis+sentinel://` and `redis+cluster://` URL schemes against real local topologies:
  * the same catalog scripts, events, shared limits and key compare-and-set must work through
  * ioredis's Sentinel and Cluster clients (the hash tag keeps every script on one slot).
- * Local `redis-server` binaries only; skipped when there is none.
+ * Local `redis-server` binaries only (no container path exists for these topologies): without
+ * one these tests fail, naming the binary, rather than skip (CI installs it with
+ * scripts/install-test-tools.sh).
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import {
   closeRedisClient,
   createRedisClient,
@@ -17,19 +21,27 @@ import { createRedisRateLimiter } from '../../src/adapters/redis/rate-limiter';
 import * as commands from '../../src/keys/key-commands';
 import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import { createSilentLogger } from '../../src/logger';
-import {
-  hasLocalRedisBinary,
-  startRedisCluster,
-  startRedisSentinel,
-  type RedisTopology,
-} from '../harness/redis-server';
+import { redisBinary } from '../../tools/stack/local-redis';
+import { startRedisCluster, startRedisSentinel, type RedisTopology } from '../harness/redis-server';
 import { reportFigure, waitFor } from '../harness/wait';
 
 const logger = createSilentLogger();
 const API_KEY = 'rk_topology-key-0123456789';
-const maybe = hasLocalRedisBinary() ? describe : describe.skip;
+/** The `redis-server` binary to run: an explicit path, else the first on PATH; else undefined. */
+function locateRedisServer(): string | undefined {
+  const bin = redisBinary();
+  if (bin.includes('/')) return fs.existsSync(bin) ? bin : undefined;
+  return (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .map((dir) => path.join(dir, bin))
+    .find((candidate) => fs.existsSync(candidate));
+}
 
-maybe.each([
+test('a local redis-server binary is installed (these topologies need it)', () => {
+  expect(locateRedisServer()).toEqual(expect.stringContaining('/'));
+});
+
+describe.each([
   ['Sentinel', startRedisSentinel],
   ['Cluster', () => startRedisCluster(3)],
 ])('%s deployment through its REDIS_URL', (_name, start) => {
@@ -47,6 +59,8 @@ maybe.each([
   };
 
   beforeAll(async () => {
+    if (locateRedisServer() === undefined)
+      throw new Error(`${redisBinary()} not found: install redis-server to run these tests`);
     topology = await start();
   }, 30_000);
 

@@ -1,6 +1,6 @@
 /** The byte windows the range scenarios read (deterministic, so every run asks the same). */
 import { PMTiles } from 'pmtiles';
-import { BLOCK_BYTES } from '../../src/store/block-cache';
+import { BLOCK_BYTES } from '../../src/serving/block-cache';
 import { seededRandom, type Frame } from './archives';
 import type { PlannedRequest } from './load-job';
 import { rangeHeader } from './map-plan';

@@ -92,6 +92,28 @@ export function createFsArchiveStore(dir: string): ArchiveStore {
  */
 export function createFsArchiveSource(dir: string): ArchiveSource {
   const etags = new Map<string, { size: number; mtimeMs: number; ino: number; etag: string }>();
+  /** `length` bytes at `offset` (fewer when the file ends first). */
+  const readAt = async (name: string, offset: number, length: number): Promise<Buffer> => {
+    const handle = await fs.open(path.join(dir, name), 'r').catch((err: unknown) => {
+      throw translateFsError(name, err);
+    });
+    try {
+      const buffer = Buffer.alloc(length);
+      let filled = 0;
+      while (filled < length) {
+        const { bytesRead } = await handle
+          .read(buffer, filled, length - filled, offset + filled)
+          .catch((err: unknown) => {
+            throw translateFsError(name, err);
+          });
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+      return buffer.subarray(0, filled);
+    } finally {
+      await handle.close();
+    }
+  };
   return {
     async list() {
       const entries = await fs.readdir(dir, { withFileTypes: true });
@@ -130,20 +152,8 @@ export function createFsArchiveSource(dir: string): ArchiveSource {
       for (const name of etags.keys()) if (!seen.has(name)) etags.delete(name);
       return objects;
     },
-    async readHead(name, length) {
-      const handle = await fs.open(path.join(dir, name), 'r').catch((err: unknown) => {
-        throw translateFsError(name, err);
-      });
-      try {
-        const buffer = Buffer.alloc(length);
-        const { bytesRead } = await handle.read(buffer, 0, length, 0).catch((err: unknown) => {
-          throw translateFsError(name, err);
-        });
-        return buffer.subarray(0, bytesRead);
-      } finally {
-        await handle.close();
-      }
-    },
+    readHead: (name, length) => readAt(name, 0, length),
+    readRange: (name, offset, length) => readAt(name, offset, length),
     async remove(name) {
       await fs.rm(path.join(dir, name), { force: true }).catch((err: unknown) => {
         throw translateFsError(name, err);

@@ -16,6 +16,7 @@ import {
   type KeyRegistry,
   type KeyRegistryData,
 } from '../../domain/key-registry';
+import { KeyFileError } from '../../keys/key-file-format';
 import type { KeyStore } from '../../keys/ports';
 import { createSerialTrigger } from '../../shared/serial-trigger';
 import type { Logger } from '../../logger';
@@ -51,7 +52,8 @@ export async function createRedisKeyStore(options: RedisKeyStoreOptions): Promis
   let registry: KeyRegistry = createKeyRegistry(EMPTY, defaultLimit);
   /** The stored text in force; undefined while none has been loaded from Redis. */
   let inForce: string | undefined;
-  let failing = false;
+  /** The kind of reload failure last logged (undefined: none since the last success). */
+  let failure: string | undefined;
 
   const reload = async () => {
     const stored = await readRedisRegistryIfChanged(client, inForce);
@@ -75,15 +77,24 @@ export async function createRedisKeyStore(options: RedisKeyStoreOptions): Promis
     async () => {
       try {
         await reload();
-        if (failing) logger.info('key registry reload succeeded again');
-        failing = false;
+        if (failure !== undefined) logger.info('key registry reload succeeded again');
+        failure = undefined;
       } catch (err) {
-        if (!failing)
-          logger.warn(
-            { err: (err as Error).message },
-            'key registry reload failed; keeping the last good keys',
+        const message = (err as Error).message;
+        const invalid = err instanceof KeyFileError;
+        // Each invalid registry once; an unreachable Redis once per outage.
+        const kind = invalid ? message : 'unreachable';
+        if (kind === failure) return;
+        failure = kind;
+        // An invalid registry is an operator's mistake to fix (the message names the field);
+        // an unreachable Redis heals by itself.
+        if (invalid)
+          logger.error(
+            { err: message },
+            'key registry in Redis is invalid; keeping the last good keys',
           );
-        failing = true;
+        else
+          logger.warn({ err: message }, 'key registry reload failed; keeping the last good keys');
       }
     },
     () => undefined,

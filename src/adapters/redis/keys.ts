@@ -42,6 +42,22 @@ export const CATALOG_EVENTS_CHANNEL = `${HASH_TAG}:events`;
 /** Ingest leader lease: a string holding the leader's id, set with NX and a PX expiry. */
 export const INGEST_LEADER_KEY = `${HASH_TAG}:ingest:leader`;
 
+/**
+ * Set of published timestamps a replica found corrupt while serving, for the ingest leader to
+ * re-validate: replicas `SADD`, the leader `SPOP`s them all at the start of a pass.
+ */
+export const REVALIDATE_KEY = `${HASH_TAG}:ingest:revalidate`;
+
+/**
+ * The archive store's reachability as all replicas see it: a hash with `state` ('1' reachable,
+ * '0' not), `fails` and `oks` (consecutive failed and successful probes, from any replica),
+ * written by one script per probe result and expiring when no replica reports.
+ */
+export const STORE_HEALTH_KEY = `${HASH_TAG}:health:store`;
+
+/** Pub/sub channel announcing a change of the shared store state ('1' or '0'). */
+export const STORE_HEALTH_CHANNEL = `${HASH_TAG}:health:events`;
+
 /** The key registry as JSON in the key-file format of DESIGN.md §3.2 (hashes, never keys). */
 export const KEY_REGISTRY_KEY = `${HASH_TAG}:keys:registry`;
 

@@ -1,8 +1,8 @@
 /**
  * The ingest worker's view of the bucket: the production `ArchiveSource`. Names are relative
  * to the prefix (the same names the directory source gives), ETags are in the quoted form the
- * HTTP layer publishes, and head reads return exactly the object's first bytes even from a
- * store that mishandles ranges (s3rver answers `bytes=0-0` with the whole object and never
+ * HTTP layer publishes, and reads return exactly the asked bytes even from a store that
+ * mishandles ranges (s3rver answers `bytes=0-0` with the whole object and never
  * finishes a ranged read of an empty object).
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
@@ -47,8 +47,8 @@ export function createS3ArchiveSource(options: S3ArchiveSourceOptions): ArchiveS
       stream.on('end', () => resolve(objects));
     });
 
-  /** The first `length` bytes (fewer for a shorter object), within `timeoutMs` overall. */
-  const readHead = async (name: string, length: number): Promise<Buffer> => {
+  /** `length` bytes at `offset` (fewer for a shorter object), within `timeoutMs` overall. */
+  const readWindow = async (name: string, offset: number, length: number): Promise<Buffer> => {
     if (length <= 0) return Buffer.alloc(0);
     let request: ClientRequest | undefined;
     let timedOut = false;
@@ -66,16 +66,17 @@ export function createS3ArchiveSource(options: S3ArchiveSourceOptions): ArchiveS
               if (timedOut) req.destroy(new S3TimeoutError(timeoutMs));
             },
           },
-          () => client.minio.getPartialObject(bucket, `${prefix}${name}`, 0, length),
+          () => client.minio.getPartialObject(bucket, `${prefix}${name}`, offset, length),
         )) as IncomingMessage;
       } catch (err) {
-        if (isS3InvalidRange(err)) return Buffer.alloc(0); // an empty object: no byte 0
+        // An object that ends before `offset` (an empty one has no byte 0): nothing to read.
+        if (isS3InvalidRange(err)) return Buffer.alloc(0);
         throw translateS3Error(name, err);
       }
       let plan;
       try {
         plan = planRangeBody(response.statusCode ?? 0, response.headers, {
-          offset: 0,
+          offset,
           length,
           size: undefined,
           etag: undefined,
@@ -98,7 +99,8 @@ export function createS3ArchiveSource(options: S3ArchiveSourceOptions): ArchiveS
 
   return {
     list,
-    readHead,
+    readHead: (name, length) => readWindow(name, 0, length),
+    readRange: readWindow,
     async remove(name) {
       await client.minio.removeObject(bucket, `${prefix}${name}`).catch((err: unknown) => {
         throw translateS3Error(name, err);

@@ -88,13 +88,16 @@ it('takes Origin, else the origin of Referer', () => {
 it('the key file refuses malformed origins and keeps valid ones', () => {
   const key = { id: 'k', sha256: 'a'.repeat(64), apps: [] };
   const ok = parseKeyFile(
-    JSON.stringify({ keys: [{ ...key, origins: ['https://*.acme.org'], requireOrigin: true }] }),
+    JSON.stringify({
+      apps: [],
+      keys: [{ ...key, origins: ['https://*.acme.org'], requireOrigin: true }],
+    }),
   );
   expect(ok.keys[0]).toMatchObject({ origins: ['https://*.acme.org'], requireOrigin: true });
   expect(() =>
-    parseKeyFile(JSON.stringify({ keys: [{ ...key, origins: ['https://acme.org/'] }] })),
+    parseKeyFile(JSON.stringify({ apps: [], keys: [{ ...key, origins: ['https://acme.org/'] }] })),
   ).toThrow(KeyFileError);
-  expect(() => parseKeyFile(JSON.stringify({ keys: [{ ...key, requireOrigin: 'yes' }] }))).toThrow(
-    /requireOrigin/,
-  );
+  expect(() =>
+    parseKeyFile(JSON.stringify({ apps: [], keys: [{ ...key, requireOrigin: 'yes' }] })),
+  ).toThrow(/keys\[0\]\.requireOrigin/);
 });

@@ -1,5 +1,5 @@
 /** The bench's pure parts: target verdicts from run records, and the first-touch windows. */
-import { BLOCK_BYTES } from '../../../../src/store/block-cache';
+import { BLOCK_BYTES } from '../../../../src/serving/block-cache';
 import type { LoadResult } from '../../../../tools/bench/load-job';
 import { evaluateTargets, type RunRecord } from '../../../../tools/bench/results';
 import { firstTouchWindows, WINDOW } from '../../../../tools/bench/windows';

@@ -15,12 +15,20 @@ export interface StoreProbe {
   stop(): void;
 }
 
+/** How often a replica probes the archive store (`healthy` is at most this stale). */
+export const STORE_PROBE_INTERVAL_MS = 10_000;
+
 export function createStoreProbe(
   store: ArchiveStore,
   logger: Logger,
-  options: { intervalMs?: number; timeoutMs?: number } = {},
+  options: {
+    intervalMs?: number;
+    timeoutMs?: number;
+    /** Every probe's result, e.g. for a view shared by all replicas. */
+    onResult?: (ok: boolean) => void;
+  } = {},
 ): StoreProbe {
-  const intervalMs = options.intervalMs ?? 10_000;
+  const intervalMs = options.intervalMs ?? STORE_PROBE_INTERVAL_MS;
   const timeoutMs = options.timeoutMs ?? 2_000;
   let ok = true;
   let everOk = false;
@@ -45,6 +53,7 @@ export function createStoreProbe(
     } finally {
       clearTimeout(timeout);
     }
+    options.onResult?.(ok);
     return ok;
   };
 

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { createFsArchiveStore } from '../../../src/adapters/fs/archive-store';
-import { createReadGate } from '../../../src/store/read-gate';
+import { createReadGate } from '../../../src/serving/read-gate';
 import { StoreBusyError } from '../../../src/domain/archive-errors';
 import type { ArchiveMeta } from '../../../src/domain/ports';
 

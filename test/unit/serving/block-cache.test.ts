@@ -10,10 +10,10 @@ import {
   BLOCK_BYTES,
   createCachingArchiveStore,
   MAX_CACHED_WINDOW,
-} from '../../../src/store/block-cache';
+} from '../../../src/serving/block-cache';
 import { createFsArchiveStore } from '../../../src/adapters/fs/archive-store';
 import { createMemoryCatalog } from '../../../src/adapters/memory/catalog';
-import { createArchiveWarmer } from '../../../src/store/archive-warmer';
+import { createArchiveWarmer } from '../../../src/serving/archive-warmer';
 import type { ArchiveBody, ArchiveMeta, ArchiveStore, ByteWindow } from '../../../src/domain/ports';
 import { decodeHeader } from '../../../src/pmtiles/header';
 import { createSilentLogger } from '../../../src/logger';

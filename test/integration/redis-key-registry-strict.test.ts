@@ -1,0 +1,179 @@
+/**
+ * The key registry in Redis on a real Redis is as strict as the key file: a registry written
+ * by hand with a misspelt field, without both arrays, or with a hash of the wrong length is
+ * refused by replicas (the last good keys stay in force, one error names the field), a replica
+ * does not start on it, and the admin store never writes one.
+ */
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import {
+  closeRedisClient,
+  createRedisClient,
+  createRedisSubscriber,
+  waitForRedisReady,
+  type RedisClient,
+} from '../../src/adapters/redis/client';
+import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
+import { serializeRegistry } from '../../src/adapters/redis/key-registry';
+import { createRedisKeyStore } from '../../src/adapters/redis/key-store';
+import { KEY_EVENTS_CHANNEL, KEY_REGISTRY_KEY } from '../../src/adapters/redis/keys';
+import type { KeyRegistryData } from '../../src/domain/key-registry';
+import * as commands from '../../src/keys/key-commands';
+import type { KeyStore } from '../../src/keys/ports';
+import { createSilentLogger, type Logger } from '../../src/logger';
+import { startRedis, type RedisServer } from '../harness/redis-server';
+import { waitFor } from '../harness/wait';
+
+const API_KEY = 'rk_strict-key-0123456789';
+const ALLOWED = 'https://maps.acme.org';
+let redis: RedisServer;
+let admin: RedisClient;
+const clients: RedisClient[] = [];
+const stores: KeyStore[] = [];
+
+function seed(data: KeyRegistryData): KeyRegistryData {
+  return commands.createKey(
+    commands.createApp(data, 'acme-web'),
+    'acme',
+    ['acme-web'],
+    API_KEY,
+    25,
+    {
+      origins: [ALLOWED],
+    },
+  );
+}
+
+async function replica(logger: Logger = createSilentLogger()): Promise<KeyStore> {
+  const client = createRedisClient(redis.url, { role: 'test-api', logger, commandTimeoutMs: 500 });
+  const subscriber = createRedisSubscriber(redis.url, { role: 'test-sub', logger });
+  clients.push(client, subscriber);
+  const store = await createRedisKeyStore({
+    client,
+    subscriber,
+    defaultLimit: 100,
+    logger,
+    resyncMs: 60_000,
+  });
+  stores.push(store);
+  return store;
+}
+
+/** Whether the key's decision still carries its origin restriction. */
+async function restricted(store: KeyStore): Promise<boolean> {
+  const decision = await store.authenticate(API_KEY, 'acme-web');
+  return (
+    decision.outcome === 'allowed' &&
+    decision.originPolicy !== undefined &&
+    decision.originPolicy.allows(ALLOWED) &&
+    !decision.originPolicy.allows('https://evil.example')
+  );
+}
+
+beforeAll(async () => {
+  redis = await startRedis();
+  admin = createRedisClient(redis.url, {
+    role: 'test-admin',
+    logger: createSilentLogger(),
+    commandTimeoutMs: 2000,
+  });
+  clients.push(admin);
+  await waitForRedisReady(admin, 5000);
+});
+
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((s) => s.close()));
+  await admin.flushall();
+});
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => closeRedisClient(c)));
+  await redis?.stop();
+});
+
+it('a registry edited into something invalid keeps the last good keys; one error names the field', async () => {
+  await createRedisKeyAdminStore(admin).update(seed);
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean))
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  const store = await replica(pino({ level: 'info' }, sink));
+  expect(await restricted(store)).toBe(true);
+  const good = seed({ apps: [], keys: [] });
+  const goodText = serializeRegistry(good);
+
+  const invalid: Array<[string, string]> = [
+    [goodText.replace('"origins"', '"origin"'), 'keys[0].origin: unknown field'],
+    ['{}', 'apps: missing (required)'],
+    ['{"apps": []}', 'keys: missing (required)'],
+    [goodText.replace('"apps":[{', '"apps":[{"enabled":true,'), 'apps[0].enabled: unknown field'],
+  ];
+  const sha256 = good.keys[0]!.sha256;
+  // Each after another problem: the same message twice in a row is logged once (below).
+  for (const wrong of [sha256.slice(0, 63), `${sha256}0`, `${sha256.slice(0, 63)}x`])
+    invalid.push(
+      [goodText.replace(sha256, wrong), 'keys[0].sha256: sha256 must be exactly 64 hex digits'],
+      ['{"keys": []}', 'apps: missing (required)'],
+    );
+
+  for (const [text, named] of invalid) {
+    const before = lines.length;
+    await admin.set(KEY_REGISTRY_KEY, text);
+    await admin.publish(KEY_EVENTS_CHANNEL, 'hand-edited');
+    await waitFor(
+      () =>
+        lines
+          .slice(before)
+          .some(
+            (l) =>
+              l['msg'] === 'key registry in Redis is invalid; keeping the last good keys' &&
+              l['level'] === 50 &&
+              String(l['err']).includes(named),
+          ),
+      5000,
+      `error naming ${named}`,
+    );
+    expect(await restricted(store)).toBe(true);
+  }
+
+  // The same invalid registry again is not logged again.
+  const before = lines.length;
+  await admin.publish(KEY_EVENTS_CHANNEL, 'hand-edited');
+  await admin.publish(KEY_EVENTS_CHANNEL, 'hand-edited');
+  await new Promise((r) => setTimeout(r, 300));
+  expect(lines.slice(before).filter((l) => l['level'] === 50)).toEqual([]);
+
+  // A valid registry loads again.
+  const unrestricted = { ...good, keys: good.keys.map((k) => ({ ...k, origins: undefined })) };
+  await admin.set(KEY_REGISTRY_KEY, serializeRegistry(unrestricted));
+  await admin.publish(KEY_EVENTS_CHANNEL, 'repaired');
+  await waitFor(async () => !(await restricted(store)), 5000, 'repaired registry in force');
+});
+
+it.each([
+  ['{}', 'apps: missing (required)'],
+  ['{"apps":[],"keys":[],"extra":1}', 'extra: unknown field'],
+])('a replica does not start on the registry %s, and says which field', async (text, named) => {
+  await admin.set(KEY_REGISTRY_KEY, text);
+  await expect(replica()).rejects.toThrow(named);
+});
+
+it('the admin store never writes a registry replicas would refuse', async () => {
+  const cli = createRedisKeyAdminStore(admin);
+  await cli.update(seed);
+  const stored = await admin.get(KEY_REGISTRY_KEY);
+  const typo = (data: KeyRegistryData) =>
+    ({
+      ...data,
+      keys: data.keys.map((k) => ({ ...k, origin: k.origins })),
+    }) as unknown as KeyRegistryData;
+  await expect(cli.update(typo)).rejects.toThrow('keys[0].origin: unknown field');
+  expect(await admin.get(KEY_REGISTRY_KEY)).toBe(stored);
+  // And it refuses to build on an invalid registry rather than silently repair it.
+  await admin.set(KEY_REGISTRY_KEY, '{"apps":[],"keys":[],"typo":true}');
+  await expect(cli.load()).rejects.toThrow('typo: unknown field');
+});
