@@ -12,7 +12,7 @@ command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 # The GRIB2 decoder test streams the xz-compressed golden decode through `xz -dc`.
 command -v xz >/dev/null 2>&1 || missing+=(xz-utils)
-# The live observability test (test/e2e/observability.test.ts) and the alerting config checks.
+# The live observability test (test/stack/observability-live.test.ts) and the alerting config checks.
 # Installing them may start Debian's own services on their default ports; the tests never use
 # those, they start their own processes on free loopback ports.
 command -v prometheus >/dev/null 2>&1 || missing+=(prometheus)

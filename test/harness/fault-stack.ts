@@ -1,5 +1,5 @@
 /**
- * The stack the fault-matrix tests (`test/faults/`) break on purpose: the production stack's
+ * The stack the fault-matrix tests (`test/stack/fault-*.test.ts`) break on purpose: the production stack's
  * Redis, S3 endpoint and in-process ingest worker (production-stack.ts), published frames near
  * the current time (so `healthy` starts true), two replicas as real processes
  * (`node dist/bin/api.js`, so SIGTERM and SIGKILL are real signals) with short periods, and the
@@ -242,7 +242,7 @@ export async function replicaStatus(
 
 export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-const RESULTS_DIR = path.resolve(__dirname, '../faults/results');
+const RESULTS_DIR = path.resolve(__dirname, '../stack/results');
 
 /** Formats JSON as `prettier --check .` expects (the CLI in a child: its API needs ESM loading). */
 function prettierJson(text: string, file: string): Promise<string> {
@@ -257,7 +257,7 @@ function prettierJson(text: string, file: string): Promise<string> {
 
 /**
  * Reports a scenario: one JSON line on the console (`[fault] {...}`) and the same object in
- * `test/faults/results/<name>.json` (gitignored; formatted so `prettier --check .` passes; the
+ * `test/stack/results/<name>.json` (gitignored; formatted so `prettier --check .` passes; the
  * README's reliability table is copied from a run's files).
  */
 export async function reportFault(name: string, record: Record<string, unknown>): Promise<void> {

@@ -113,7 +113,7 @@ export function planRedisConnection(
     disconnectTimeout: 500,
     // No auto-pipelining: it would save a syscall per limiter call (~20% of a replica's CPU
     // under load, measured), but a frozen Redis then held requests about twice the command
-    // timeout (1,027 ms against the 500 ms bound, test/faults/redis.test.ts).
+    // timeout (1,027 ms against the 500 ms bound, test/stack/fault-redis.test.ts).
     ...(purpose.kind === 'command' ? { commandTimeout: purpose.commandTimeoutMs } : {}),
   };
   const auth = (t: RedisAuth) => ({

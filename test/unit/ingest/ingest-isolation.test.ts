@@ -104,7 +104,7 @@ it.each([
 });
 
 it('a missing file is the same ArchiveNotFoundError an S3 NoSuchKey becomes (not-found)', async () => {
-  // The S3 half: test/integration/s3-archive-source.test.ts, against s3rver.
+  // The S3 half: test/stack/s3-archive-source.test.ts, against s3rver.
   const missing = await createFsArchiveSource(dir)
     .readHead(`${ts(3)}.pmtiles`, 16384)
     .catch((err: unknown) => err);

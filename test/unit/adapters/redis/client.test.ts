@@ -1,6 +1,6 @@
 /**
  * Connection planning: how URLs and roles turn into ioredis options. Pure; the clients these
- * options build are exercised against sockets in test/integration/redis-client.test.ts.
+ * options build are exercised against sockets in test/stack/redis-client.test.ts.
  */
 import { planRedisConnection } from '../../../../src/adapters/redis/client';
 import { createSilentLogger } from '../../../../src/logger';

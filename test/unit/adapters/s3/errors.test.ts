@@ -1,7 +1,7 @@
 /**
  * The S3 error boundary as a table, for the codes s3rver cannot produce (access denied,
  * archive tiers, SSE-C, throttling, 5xx). The codes it can produce (NoSuchKey, NoSuchBucket, a
- * refused connection) are checked against s3rver in test/integration/s3-archive-source.test.ts.
+ * refused connection) are checked against s3rver in test/stack/s3-archive-source.test.ts.
  */
 import { s3ReadReason, translateS3Error } from '../../../../src/adapters/s3/errors';
 import { RangeMismatchError } from '../../../../src/adapters/s3/range-response';

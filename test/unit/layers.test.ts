@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { repoPath } from './deploy-files';
+import { repoPath } from './deploy/deploy-files';
 
 const SRC = repoPath('src');
 

@@ -1,6 +1,5 @@
-/** `/status.json` over a real socket: shape, ordering, ETag/304, 503 before data, HEAD. */
+/** `/status.json` in-process through the core: shape, ordering, ETag/304, 503 before data, HEAD. */
 import { auth, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
-import { request } from '../harness/http-client';
 import { buildArchive } from '../fixtures/archives';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { recentTimestamp, recentTimestamps } from '../harness/timestamps';
@@ -15,7 +14,7 @@ const now = Date.now();
 const recent = recentTimestamps(3, 0, now);
 
 it('answers 503 with the error record and rate-limit headers while nothing is published', async () => {
-  const res = await request(api.baseUrl, '/status.json', { headers: auth() });
+  const res = await api.inject('/status.json', { headers: auth() });
   expect(res.status).toBe(503);
   expect(res.json()).toEqual({ error: { code: 503, message: 'Service Unavailable' } });
   expect(res.headers['x-ratelimit-limit']).toBeDefined();
@@ -31,7 +30,7 @@ describe('with archives published', () => {
   });
 
   it('returns exactly healthy, latest and timestamps, newest first', async () => {
-    const res = await request(api.baseUrl, '/status.json', { headers: auth() });
+    const res = await api.inject('/status.json', { headers: auth() });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json');
     expect(res.headers['cache-control']).toBe('private, no-cache');
@@ -44,39 +43,39 @@ describe('with archives published', () => {
   });
 
   it('sends a strong ETag and answers 304 to If-None-Match', async () => {
-    const first = await request(api.baseUrl, '/status.json', { headers: auth() });
+    const first = await api.inject('/status.json', { headers: auth() });
     const etag = first.headers.etag as string;
     expect(etag).toMatch(/^"[^"]+"$/);
-    const second = await request(api.baseUrl, '/status.json', {
+    const second = await api.inject('/status.json', {
       headers: { ...auth(), 'If-None-Match': etag },
     });
     expect(second.status).toBe(304);
     expect(second.body.length).toBe(0);
     expect(second.headers.etag).toBe(etag);
     expect(second.headers['x-ratelimit-remaining']).toBeDefined();
-    const weak = await request(api.baseUrl, '/status.json', {
+    const weak = await api.inject('/status.json', {
       headers: { ...auth(), 'If-None-Match': `W/${etag}` },
     });
     expect(weak.status).toBe(304);
-    const other = await request(api.baseUrl, '/status.json', {
+    const other = await api.inject('/status.json', {
       headers: { ...auth(), 'If-None-Match': '"x"' },
     });
     expect(other.status).toBe(200);
   });
 
   it('changes the ETag when a new timestamp is published', async () => {
-    const before = (await request(api.baseUrl, '/status.json', { headers: auth() })).headers.etag;
+    const before = (await api.inject('/status.json', { headers: auth() })).headers.etag;
     const next = recentTimestamp(-1, now);
     await api.publish(next, buildArchive(next, 1));
     await api.waitForListed(next);
-    const after = await request(api.baseUrl, '/status.json', { headers: auth() });
+    const after = await api.inject('/status.json', { headers: auth() });
     expect(after.headers.etag).not.toBe(before);
     expect(after.json<{ latest: string }>().latest).toBe(next);
   });
 
   it('negotiates br, gzip or identity: each decodes to the same document, with its own strong ETag', async () => {
     const get = (acceptEncoding?: string, extra: Record<string, string> = {}) =>
-      request(api.baseUrl, '/status.json', {
+      api.inject('/status.json', {
         headers: {
           ...auth(),
           ...(acceptEncoding === undefined ? {} : { 'Accept-Encoding': acceptEncoding }),
@@ -109,8 +108,8 @@ describe('with archives published', () => {
   });
 
   it('answers HEAD with the same headers and no body', async () => {
-    const get = await request(api.baseUrl, '/status.json', { headers: auth() });
-    const head = await request(api.baseUrl, '/status.json', { method: 'HEAD', headers: auth() });
+    const get = await api.inject('/status.json', { headers: auth() });
+    const head = await api.inject('/status.json', { method: 'HEAD', headers: auth() });
     expect(head.status).toBe(200);
     expect(head.body.length).toBe(0);
     expect(head.headers['content-length']).toBe(get.headers['content-length']);
@@ -125,7 +124,7 @@ describe('health', () => {
       const old = recentTimestamp(30, now);
       await stale.publish(old, buildArchive(old, 1));
       await stale.waitForListed(old);
-      const res = await request(stale.baseUrl, '/status.json', { headers: auth() });
+      const res = await stale.inject('/status.json', { headers: auth() });
       expect(res.json<{ healthy: boolean; latest: string }>()).toMatchObject({
         healthy: false,
         latest: old,

@@ -1,6 +1,8 @@
-/** 401 vs 403 matrix and the order of checks, over a real socket. */
+/**
+ * 401 vs 403 matrix and the order of checks, in-process through the core. Paths that are no
+ * API route are left to the server's final 404 (test/stack/unknown-paths.test.ts).
+ */
 import { APPS, auth, KEYS, startEmbeddedApiWith, type EmbeddedApi } from '../harness/embedded-api';
-import { request } from '../harness/http-client';
 import { buildArchive } from '../fixtures/archives';
 
 const TS = '202611221400';
@@ -42,7 +44,7 @@ describe.each(paths)('authentication on %s', (path) => {
   it.each(unauthorized)(
     '401 for %s, with WWW-Authenticate and no rate-limit headers',
     async (_name, headers) => {
-      const res = await request(api.baseUrl, path, { headers });
+      const res = await api.inject(path, { headers });
       expectErrorRecord(res, 401, 'Unauthorized');
       expect(res.headers['www-authenticate']).toBe('Bearer');
       expect(res.headers['x-ratelimit-limit']).toBeUndefined();
@@ -56,13 +58,13 @@ describe.each(paths)('authentication on %s', (path) => {
     ['key bound elsewhere', auth(KEYS.unbound, APPS.web)],
   ];
   it.each(forbidden)('403 for %s, with no rate-limit headers', async (_name, headers) => {
-    const res = await request(api.baseUrl, path, { headers });
+    const res = await api.inject(path, { headers });
     expectErrorRecord(res, 403, 'Forbidden');
     expect(res.headers['x-ratelimit-limit']).toBeUndefined();
   });
 
   it('accepts the Bearer word in any case', async () => {
-    const res = await request(api.baseUrl, path, {
+    const res = await api.inject(path, {
       headers: { Authorization: `bEaReR ${KEYS.good}`, 'X-App': `BEARER ${APPS.web}` },
     });
     expect(res.status).toBe(200);
@@ -71,28 +73,22 @@ describe.each(paths)('authentication on %s', (path) => {
 
 describe('order of checks', () => {
   it('405 comes before authentication', async () => {
-    const res = await request(api.baseUrl, '/status.json', { method: 'POST' });
+    const res = await api.inject('/status.json', { method: 'POST' });
     expectErrorRecord(res, 405, 'Method Not Allowed');
     expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
   });
   it('401 comes before validation (bad timestamp, no credentials)', async () => {
-    const res = await request(api.baseUrl, '/tiles/2026.pmtiles');
+    const res = await api.inject('/tiles/2026.pmtiles');
     expectErrorRecord(res, 401, 'Unauthorized');
   });
   it('403 comes before validation and lookup', async () => {
-    const res = await request(api.baseUrl, '/tiles/209901010000.pmtiles', {
+    const res = await api.inject('/tiles/209901010000.pmtiles', {
       headers: auth(KEYS.disabled),
     });
     expectErrorRecord(res, 403, 'Forbidden');
   });
-  it('unknown paths are 404 with or without credentials', async () => {
-    for (const headers of [{}, auth()]) {
-      const res = await request(api.baseUrl, '/nope', { headers });
-      expectErrorRecord(res, 404, 'Not Found');
-    }
-  });
   it('every response carries X-Content-Type-Options: nosniff', async () => {
-    const res = await request(api.baseUrl, '/status.json');
+    const res = await api.inject('/status.json');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
   });
 });
@@ -107,8 +103,8 @@ describe('path matching is exact', () => {
     '/tiles/',
     '/tiles',
     '/',
-  ])('%s -> 404', async (p) => {
-    const res = await request(api.baseUrl, p, { headers: auth() });
-    expectErrorRecord(res, 404, 'Not Found');
+    '/nope',
+  ])('%s is no API route: the core leaves it to the server', async (p) => {
+    await expect(api.inject(p, { headers: auth() })).rejects.toThrow(/not an API route/);
   });
 });

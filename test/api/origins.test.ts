@@ -1,5 +1,5 @@
 /**
- * Per-key allowed origins with the file key store, over a real socket: 403 before the rate
+ * Per-key allowed origins with the file key store, in-process through the core: 403 before the rate
  * limit (no point spent), Referer fallback, requests naming no origin, `requireOrigin`,
  * preflights without credentials, and changes taking effect within the reload time.
  */
@@ -12,7 +12,7 @@ import {
   startEmbeddedApiWith,
   type EmbeddedApi,
 } from '../harness/embedded-api';
-import { request, type RawResponse } from '../harness/http-client';
+import type { RawResponse } from '../harness/http-client';
 import { reportFigure, waitFor } from '../harness/wait';
 
 const TS = '202611221400';
@@ -40,7 +40,7 @@ function registry(origins?: string[], requireOrigin?: boolean): KeyRegistryData 
 
 const creds = { Authorization: `Bearer ${BROWSER_KEY}`, 'X-App': `Bearer ${APPS.web}` };
 const get = (headers: Record<string, string>, path = '/status.json') =>
-  request(api.baseUrl, path, { headers: { ...creds, ...headers } });
+  api.inject(path, { headers: { ...creds, ...headers } });
 const remaining = (res: RawResponse) => Number(res.headers['x-ratelimit-remaining']);
 
 /** Rewrites the key file and waits until a probe request sees the change (bounded at 5 s). */
@@ -108,7 +108,7 @@ it('a request naming no origin passes (server-side client) unless the key requir
 });
 
 it('preflights need no credentials and are answered whatever the key allows', async () => {
-  const res = await request(api.baseUrl, `/tiles/${TS}/0/0/0.png`, {
+  const res = await api.inject(`/tiles/${TS}/0/0/0.png`, {
     method: 'OPTIONS',
     headers: {
       Origin: 'https://evil.example',

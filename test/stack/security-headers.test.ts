@@ -3,7 +3,7 @@
  * (status, whole archive, range, HEAD), 304 on both endpoints, every error status (400, 401,
  * 403, 404 on a route and off it, 405, 412, 416, 429, 503), the plain OPTIONS and the CORS
  * preflight. No response names the server software. Responses Node's HTTP layer writes itself
- * (malformed requests, over-long heads) are covered by test/fuzz/parser.test.ts.
+ * (malformed requests, over-long heads) are covered by test/stack/fuzz-parser.test.ts.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';

@@ -9,7 +9,7 @@
  *   admits only Prometheus to the admin port, everyone to the API's public port, nothing else.
  */
 import path from 'node:path';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../../src/config';
 import { DEPLOY, listFiles, readText, readYaml, readYamlDocuments } from './deploy-files';
 
 const ADMIN_PORT = 9464;

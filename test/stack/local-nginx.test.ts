@@ -5,8 +5,8 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { startLocalNginx } from '../../../tools/stack/local-nginx';
-import { NGINX_TEMPLATE_PATH } from '../../../tools/stack/render-nginx';
+import { startLocalNginx } from '../../tools/stack/local-nginx';
+import { NGINX_TEMPLATE_PATH } from '../../tools/stack/render-nginx';
 
 let prefixDir: string;
 beforeEach(async () => {

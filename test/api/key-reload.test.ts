@@ -8,7 +8,6 @@ import {
   startEmbeddedApi,
   type EmbeddedApi,
 } from '../harness/embedded-api';
-import { request } from '../harness/http-client';
 
 let api: EmbeddedApi;
 beforeAll(async () => {
@@ -19,7 +18,7 @@ afterAll(() => api.stop());
 async function statusWithin(expected: number, timeoutMs = 2000): Promise<void> {
   const started = Date.now();
   for (;;) {
-    const res = await request(api.baseUrl, '/status.json', { headers: auth(KEYS.good) });
+    const res = await api.inject('/status.json', { headers: auth(KEYS.good) });
     // 503 (nothing published) proves authentication passed.
     const status = res.status === 503 ? 200 : res.status;
     if (status === expected) return;

@@ -10,7 +10,7 @@
  *   and count them, never list or serve them; a restarted ingest worker repairs the index;
  * - "object replaced under a published timestamp" (ingest half): new valid bytes are
  *   republished with the new ETag and size on both replicas; invalid bytes are withdrawn.
- * Each scenario writes its figures to `test/faults/results/`.
+ * Each scenario writes its figures to `test/stack/results/`.
  */
 import { archiveKey, CATALOG_VERSION_KEY, TIMESTAMPS_KEY } from '../../src/adapters/redis/keys';
 import { formatTimestamp, parseTimestamp } from '../../src/domain/timestamps';

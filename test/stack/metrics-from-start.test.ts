@@ -8,10 +8,10 @@
  * metrics of other exporters (nginx, blackbox, Prometheus itself) and recording-rule outputs
  * are not the service's to export.
  */
-import { declaredMetrics } from './api-registry';
+import { declaredMetrics } from '../unit/deploy/api-registry';
 import { request } from '../harness/http-client';
 import { startProductionStack, type ProductionStack } from '../harness/production-stack';
-import { allRules, dashboardQueries, metricNames } from './deploy-files';
+import { allRules, dashboardQueries, metricNames } from '../unit/deploy/deploy-files';
 
 jest.setTimeout(60_000);
 

@@ -1,6 +1,5 @@
-/** `/tiles/{timestamp}.pmtiles` over a real socket: 400/404, ranges, conditionals, HEAD. */
+/** `/tiles/{timestamp}.pmtiles` in-process through the core: 400/404, ranges, conditionals, HEAD. */
 import { auth, startEmbeddedApiWith, type EmbeddedApi } from '../harness/embedded-api';
-import { request } from '../harness/http-client';
 import { buildArchive } from '../fixtures/archives';
 
 const TS = '202611221400';
@@ -15,7 +14,7 @@ beforeAll(async () => {
 afterAll(() => api.stop());
 
 const get = (headers: Record<string, string> = {}, method = 'GET', p = path) =>
-  request(api.baseUrl, p, { method, headers: { ...auth(), ...headers } });
+  api.inject(p, { method, headers: { ...auth(), ...headers } });
 
 function expectError(res: Awaited<ReturnType<typeof get>>, code: number, message: string) {
   expect(res.status).toBe(code);
@@ -165,14 +164,14 @@ describe('methods', () => {
   it.each(['POST', 'PUT', 'DELETE', 'PATCH'])(
     '%s -> 405 with Allow, before auth',
     async (method) => {
-      const res = await request(api.baseUrl, path, { method });
+      const res = await api.inject(path, { method });
       expect(res.status).toBe(405);
       expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
       expect(res.json()).toEqual({ error: { code: 405, message: 'Method Not Allowed' } });
     },
   );
   it('plain OPTIONS -> 204 with Allow', async () => {
-    const res = await request(api.baseUrl, path, { method: 'OPTIONS' });
+    const res = await api.inject(path, { method: 'OPTIONS' });
     expect(res.status).toBe(204);
     expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
   });

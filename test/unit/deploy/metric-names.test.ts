@@ -8,17 +8,17 @@ import path from 'node:path';
 import fs from 'node:fs';
 import os from 'node:os';
 import YAML from 'yaml';
-import { TIMESTAMPS_KEY } from '../../src/adapters/redis/keys';
+import { TIMESTAMPS_KEY } from '../../../src/adapters/redis/keys';
 import { declaredMetrics } from './api-registry';
-import { buildArchive } from '../fixtures/archives';
-import { request } from '../harness/http-client';
+import { buildArchive } from '../../fixtures/archives';
+import { request } from '../../harness/http-client';
 import {
   startProductionStack,
   stackAuth,
   STACK_KEYS,
   type ProductionStack,
-} from '../harness/production-stack';
-import { waitFor } from '../harness/wait';
+} from '../../harness/production-stack';
+import { waitFor } from '../../harness/wait';
 import {
   allRules,
   dashboardQueries,
@@ -30,7 +30,7 @@ import {
   seriesNames,
   withGrafanaVariablesResolved,
 } from './deploy-files';
-import { recentTimestamp } from '../harness/timestamps';
+import { recentTimestamp } from '../../harness/timestamps';
 
 jest.setTimeout(60_000);
 

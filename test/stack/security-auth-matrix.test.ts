@@ -3,7 +3,7 @@
  * key state (missing, malformed in several ways, unknown, disabled, bound, bound elsewhere) ×
  * every app state (missing, malformed, unknown, disabled, bound, known but unbound) × both
  * endpoints (status, a published archive, an unpublished one, an invalid timestamp) × GET and
- * HEAD. test/http/auth.test.ts checks single cases; this checks every combination against
+ * HEAD. test/api/auth.test.ts checks single cases; this checks every combination against
  * the contract model (test/harness/fuzz/auth-model.ts) and, through spies on the replica's
  * ports, that authentication comes before any other work: a refused request never reaches
  * the rate limiter or the archive store, and never costs a rate-limit point.

@@ -1,6 +1,5 @@
 /** CORS for browser map clients: preflight without credentials, exposed headers, origins. */
 import { auth, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
-import { request } from '../harness/http-client';
 
 // Written out, not imported from the middleware: a header dropped from the code must fail here.
 const ALLOW_HEADERS = 'Authorization,X-App,Range,If-None-Match,If-Range,If-Match';
@@ -15,7 +14,7 @@ describe('default origins (*)', () => {
   afterAll(() => api.stop());
 
   it('answers a preflight with 204 and no credentials', async () => {
-    const res = await request(api.baseUrl, '/tiles/202611221400.pmtiles', {
+    const res = await api.inject('/tiles/202611221400.pmtiles', {
       method: 'OPTIONS',
       headers: {
         Origin: 'https://maps.example',
@@ -32,7 +31,7 @@ describe('default origins (*)', () => {
 
   it('exposes the headers a PMTiles client needs, also on errors', async () => {
     for (const headers of [auth(), {}]) {
-      const res = await request(api.baseUrl, '/status.json', {
+      const res = await api.inject('/status.json', {
         headers: { ...headers, Origin: 'https://maps.example' },
       });
       expect(res.headers['access-control-allow-origin']).toBe('*');
@@ -49,14 +48,14 @@ describe('explicit origins', () => {
   afterAll(() => api.stop());
 
   it('echoes an allowed origin with Vary: Origin', async () => {
-    const res = await request(api.baseUrl, '/status.json', {
+    const res = await api.inject('/status.json', {
       headers: { Origin: 'https://b.example' },
     });
     expect(res.headers['access-control-allow-origin']).toBe('https://b.example');
     expect(res.headers.vary).toMatch(/Origin/);
   });
   it('sends no CORS headers to other origins', async () => {
-    const res = await request(api.baseUrl, '/status.json', {
+    const res = await api.inject('/status.json', {
       method: 'OPTIONS',
       headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'GET' },
     });

@@ -3,13 +3,13 @@
  * is present exactly once, and the shipped values keep the invariants the edge relies on.
  */
 import fs from 'node:fs';
-import { DRAIN_IDLE_CLOSE_MS, KEEP_ALIVE_TIMEOUT_MS } from '../../../src/http/http-server';
+import { DRAIN_IDLE_CLOSE_MS, KEEP_ALIVE_TIMEOUT_MS } from '../../../../src/http/http-server';
 import {
   NGINX_MARKERS,
   NGINX_TEMPLATE_PATH,
   renderNginxConfig,
   type NginxRenderOptions,
-} from '../../../tools/stack/render-nginx';
+} from '../../../../tools/stack/render-nginx';
 
 const shipped = fs.readFileSync(NGINX_TEMPLATE_PATH, 'utf8');
 const options: NginxRenderOptions = {

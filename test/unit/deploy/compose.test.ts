@@ -5,7 +5,7 @@
  * src/config.ts for the project's containers, and files that exist.
  */
 import fs from 'node:fs';
-import { CONFIG_VARIABLES } from '../../src/config';
+import { CONFIG_VARIABLES } from '../../../src/config';
 import { readText, readYaml, repoPath } from './deploy-files';
 
 interface Service {

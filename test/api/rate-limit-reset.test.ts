@@ -2,10 +2,9 @@
  * `X-RateLimit-Reset` is when the window ends, rounded up: a client that waits for the
  * announced second after a 429 (and not a moment less) is served again. Embedded mode (the
  * in-memory limiter); the Redis limiter has the same test in
- * test/integration/redis-rate-windows.test.ts.
+ * test/stack/redis-rate-windows.test.ts.
  */
 import { auth, KEYS, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
-import { request } from '../harness/http-client';
 
 let api: EmbeddedApi;
 beforeAll(async () => {
@@ -16,7 +15,7 @@ afterAll(() => api.stop());
 it('a request sent at the announced Reset second of an exhausted key is allowed', async () => {
   const headers = auth(KEYS.limited); // limit 3
   // A valid timestamp that is not published: 404 when allowed, 429 when not.
-  const get = () => request(api.baseUrl, '/tiles/200001010000.pmtiles', { headers });
+  const get = () => api.inject('/tiles/200001010000.pmtiles', { headers });
   const statuses = [];
   for (let i = 0; i < 3; i += 1) statuses.push((await get()).status);
   expect(statuses).toEqual([404, 404, 404]);

@@ -3,7 +3,7 @@
  * and its error ratio over every window the alerts and the dashboard use; each has a paging
  * and a ticketing multiwindow, multi-burn-rate alert whose thresholds are burn factor x the
  * recorded budget; and docs/slo.md states the same objectives. (promtool runs the rules'
- * behaviour tests in prometheus.test.ts; test/e2e/observability.test.ts runs them live.)
+ * behaviour tests in prometheus.test.ts; test/stack/observability-live.test.ts runs them live.)
  */
 import fs from 'node:fs';
 import YAML from 'yaml';

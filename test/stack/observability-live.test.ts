@@ -20,7 +20,7 @@ import {
   dashboardQueries,
   EXPORTER_SERIES,
   withGrafanaVariablesResolved,
-} from '../deploy/deploy-files';
+} from '../unit/deploy/deploy-files';
 import { formatTimestamp } from '../../src/domain/timestamps';
 import {
   OBS_APPS,

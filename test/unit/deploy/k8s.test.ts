@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { CONFIG_VARIABLES } from '../../src/config';
+import { CONFIG_VARIABLES } from '../../../src/config';
 import { DEPLOY, listFiles, readYamlDocuments, repoPath } from './deploy-files';
 
 const K8S = path.join(DEPLOY, 'k8s');

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 
-export const ROOT = path.resolve(__dirname, '..', '..');
+export const ROOT = path.resolve(__dirname, '..', '..', '..');
 export const DEPLOY = path.join(ROOT, 'deploy');
 
 export function repoPath(...parts: string[]): string {
@@ -186,7 +186,7 @@ export function seriesNames(families: Map<string, string>): Set<string> {
 /**
  * Series of the exporters Prometheus scrapes besides the radar processes (blackbox exporter
  * job radar-probe, nginx exporter job radar-edge) that rules or the dashboard name.
- * test/e2e/observability.test.ts checks each against the real exporters.
+ * test/stack/observability-live.test.ts checks each against the real exporters.
  */
 export const EXPORTER_SERIES: readonly string[] = [
   'probe_success',

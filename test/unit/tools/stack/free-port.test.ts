@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
-import { freePort } from '../../../tools/stack/free-port';
+import { freePort } from '../../../../tools/stack/free-port';
 
 it('never hands out the same port twice in a row, and each one can be bound', async () => {
   const ports: number[] = [];

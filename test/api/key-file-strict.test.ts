@@ -14,7 +14,6 @@ import { createFileKeyStore } from '../../src/adapters/fs/key-store';
 import { serializeKeyFile } from '../../src/keys/key-file-format';
 import { createSilentLogger } from '../../src/logger';
 import { auth, registryData, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
-import { request } from '../harness/http-client';
 import { waitFor } from '../harness/wait';
 
 const ALLOWED = 'https://maps.acme.org';
@@ -49,7 +48,7 @@ afterAll(() => api.stop());
 
 /** Status of `/status.json` for the good key from `origin` (503 before any publish: allowed). */
 async function statusFrom(origin: string): Promise<number> {
-  const res = await request(api.baseUrl, '/status.json', {
+  const res = await api.inject('/status.json', {
     headers: { ...auth(), Origin: origin },
   });
   return res.status === 503 ? 200 : res.status;

@@ -1,0 +1,24 @@
+/**
+ * Every metric family a replica and the ingest worker register, on one fresh registry, for the
+ * tests that walk the declarations (names, labels, counters exported at 0). Each factory is the
+ * file that feeds its metrics; a new factory is added here once.
+ */
+import type { ArchiveStore } from '../../../src/domain/ports';
+import { instrumentArchiveStore } from '../../../src/observability/archive-store-metrics';
+import { createRegistry } from '../../../src/observability/registry';
+import { createCacheMetrics } from '../../../src/observability/cache-metrics';
+import { createCatalogMetrics } from '../../../src/observability/catalog-metrics';
+import { createGuardMetrics } from '../../../src/observability/guard-metrics';
+import { createIngestMetrics } from '../../../src/observability/ingest-metrics';
+import { createRequestMetrics } from '../../../src/observability/request-metrics';
+
+export function declaredMetrics() {
+  const registry = createRegistry();
+  createRequestMetrics(registry);
+  createGuardMetrics(registry, { defaultLimit: 1 });
+  instrumentArchiveStore({} as ArchiveStore, registry);
+  createCacheMetrics(registry);
+  createCatalogMetrics(registry);
+  createIngestMetrics(registry);
+  return registry;
+}
