@@ -4,32 +4,9 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ANY_ORIGIN, createOriginPolicy, type OriginPolicy } from './origin-policy';
+import type { KeyRegistryData } from './key-records';
 import type { AuthDecision } from './ports';
 import { boundedMemo, type BoundedMemoSize } from '../shared/bounded-memo';
-
-export interface AppRecord {
-  readonly id: string;
-  readonly disabled: boolean;
-}
-
-export interface KeyRecord {
-  readonly id: string;
-  /** Lower-case hex SHA-256 of the API key. */
-  readonly sha256: string;
-  readonly apps: readonly string[];
-  /** Per-key limit per window; falls back to the configured default when absent. */
-  readonly limit?: number;
-  readonly disabled: boolean;
-  /** Allowed web origins (exact, or `https://*.domain`); absent or empty: any origin. */
-  readonly origins?: readonly string[];
-  /** Refuse requests that name no origin (neither `Origin` nor `Referer`). */
-  readonly requireOrigin?: boolean;
-}
-
-export interface KeyRegistryData {
-  readonly apps: readonly AppRecord[];
-  readonly keys: readonly KeyRecord[];
-}
 
 /** Hex SHA-256 of an API key: the only form in which a key is stored or compared. */
 export function hashApiKey(apiKey: string): string {

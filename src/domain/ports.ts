@@ -4,6 +4,7 @@
  * the same contracts, so the HTTP layer never changes when the backend does.
  */
 import type { Readable } from 'node:stream';
+import type { KeyRegistryData } from './key-records';
 import type { OriginPolicy } from './origin-policy';
 
 /** What the service knows about one published archive; served without touching the store. */
@@ -185,4 +186,56 @@ export interface LeaderLease {
   acquire(): Promise<boolean>;
   /** Gives the lease up if held (shutdown), so another worker takes over at once. */
   release(): Promise<void>;
+}
+
+// ---- Keys: the serving side's one question, and what `npm run keys` reads and writes. Each
+// has a key-file and a Redis implementation (`adapters/fs/key-*`, `adapters/redis/key-*`),
+// opened only by `wiring/keys.ts`, so the CLI and the replicas agree on where keys live.
+
+/** Credential lookup. Keys are compared as SHA-256 hashes in constant time. */
+export interface KeyStore {
+  /**
+   * A decision from the registry held in memory comes back synchronously, so the request
+   * fast path can decide without a promise; a store may still answer asynchronously.
+   */
+  authenticate(apiKey: string, appId: string): AuthDecision | Promise<AuthDecision>;
+  close(): Promise<void>;
+}
+
+/** A registry store for administration (the serving side reads through `KeyStore`). */
+export interface KeyAdminStore {
+  /** The current registry; an empty one when none exists yet. */
+  load(): Promise<KeyRegistryData>;
+  /**
+   * Stores `data`. Stores that can detect concurrent changes reject with
+   * `KeyAdminConflictError` when the registry changed since this store's last `load()`.
+   */
+  save(data: KeyRegistryData): Promise<void>;
+  /**
+   * Loads, applies `edit` and saves, retrying on a conflict, so two administrators never lose
+   * each other's change. `edit` may throw (an operator error); nothing is saved then.
+   */
+  update(edit: (data: KeyRegistryData) => KeyRegistryData): Promise<KeyRegistryData>;
+}
+
+/** The registry changed between load and save; the edit should be made again on fresh data. */
+export class KeyAdminConflictError extends Error {
+  override readonly name = 'KeyAdminConflictError';
+}
+
+// ---- Producers: where rendered archives are published. A published archive is immutable:
+// readers and the ingest side may see a name only once its bytes are complete, and never see
+// them change. Implementations: `adapters/fs/frame-sink.ts` (the data directory) and
+// `adapters/s3/frame-sink.ts` (the bucket).
+
+/** Destination of rendered frames. */
+export interface FrameSink {
+  /** Whether the archive of `timestamp` is already published (backfill skips it). */
+  has(timestamp: string): Promise<boolean>;
+  /**
+   * Publishes `bytes` as the archive of `timestamp`, all at once: the final name never shows
+   * a partial archive. When that archive already exists it is left untouched and this
+   * resolves (publishing is idempotent; the first archive wins).
+   */
+  put(timestamp: string, bytes: Buffer): Promise<void>;
 }

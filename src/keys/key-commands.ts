@@ -3,12 +3,8 @@
  * registry and returns the new one (or throws a message for the operator). The CLI persists
  * the result in whichever store is configured.
  */
-import {
-  hashApiKey,
-  type AppRecord,
-  type KeyRecord,
-  type KeyRegistryData,
-} from '../domain/key-registry';
+import { hashApiKey } from '../domain/key-registry';
+import { type AppRecord, type KeyRecord, type KeyRegistryData } from '../domain/key-records';
 import { originPatternProblem } from '../domain/origin-policy';
 
 export class KeyCommandError extends Error {}

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import type { KeyRegistryData } from '../domain/key-registry';
+import type { KeyRegistryData } from '../domain/key-records';
 import { originPatternProblem } from '../domain/origin-policy';
 
 const id = z.string().regex(/^[A-Za-z0-9._~+/-]+$/, 'ids use letters, digits and . _ ~ + / -');

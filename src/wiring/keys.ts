@@ -10,7 +10,7 @@ import { closeRedisClient, createRedisClient } from '../adapters/redis/client';
 import { createRedisKeyAdminStore } from '../adapters/redis/key-admin';
 import { createRedisKeyStore } from '../adapters/redis/key-store';
 import type { Config, KeysBackend } from '../config';
-import type { KeyAdminStore, KeyStore } from '../keys/ports';
+import type { KeyAdminStore, KeyStore } from '../domain/ports';
 import { createLogger, type Logger } from '../logger';
 import type { RedisWiring } from './redis';
 

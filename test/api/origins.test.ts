@@ -4,7 +4,8 @@
  * preflights without credentials, and changes taking effect within the reload time.
  */
 import { writeKeyFile } from '../../src/adapters/fs/key-file';
-import { hashApiKey, type KeyRegistryData } from '../../src/domain/key-registry';
+import { hashApiKey } from '../../src/domain/key-registry';
+import { type KeyRegistryData } from '../../src/domain/key-records';
 import { buildArchive } from '../fixtures/archives';
 import {
   APPS,

@@ -12,12 +12,12 @@ import {
 } from '../../src/adapters/redis/client';
 import { createRedisKeyStore } from '../../src/adapters/redis/key-store';
 import { KEY_EVENTS_CHANNEL, KEY_REGISTRY_KEY } from '../../src/adapters/redis/keys';
-import type { KeyRegistryData } from '../../src/domain/key-registry';
+import type { KeyRegistryData } from '../../src/domain/key-records';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createFileKeyAdminStore } from '../../src/adapters/fs/key-admin';
-import { KeyAdminConflictError, type KeyAdminStore, type KeyStore } from '../../src/keys/ports';
+import { KeyAdminConflictError, type KeyAdminStore, type KeyStore } from '../../src/domain/ports';
 import * as commands from '../../src/keys/key-commands';
 import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import { createSilentLogger } from '../../src/logger';

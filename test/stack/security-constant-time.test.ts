@@ -10,7 +10,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createKeyRegistry, hashApiKey, type KeyRegistryData } from '../../src/domain/key-registry';
+import { createKeyRegistry, hashApiKey } from '../../src/domain/key-registry';
+import { type KeyRegistryData } from '../../src/domain/key-records';
 
 const KEY = 'rk_constant-time-key-0123456789';
 const data: KeyRegistryData = {

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { KeyRegistryData } from '../../domain/key-registry';
+import type { KeyRegistryData } from '../../domain/key-records';
 import { parseKeyFile, serializeKeyFile } from '../../keys/key-file-format';
 
 /** Reads and parses a key file. */

@@ -6,8 +6,8 @@
  */
 import { waitForRedisReady, type RedisClient } from './client';
 import { compareAndSetRedisRegistry, readRedisRegistry, serializeRegistry } from './key-registry';
-import type { KeyRegistryData } from '../../domain/key-registry';
-import { KeyAdminConflictError, type KeyAdminStore } from '../../keys/ports';
+import type { KeyRegistryData } from '../../domain/key-records';
+import { KeyAdminConflictError, type KeyAdminStore } from '../../domain/ports';
 
 const EMPTY: KeyRegistryData = { apps: [], keys: [] };
 /** Attempts of `update` before giving up on a registry that keeps changing underneath. */

@@ -5,7 +5,7 @@
  * concurrent administrators never overwrite each other and every replica hears about it.
  */
 import { createHash } from 'node:crypto';
-import type { KeyRegistryData } from '../../domain/key-registry';
+import type { KeyRegistryData } from '../../domain/key-records';
 import { parseKeyFile } from '../../keys/key-file-format';
 import type { RedisClient } from './client';
 import { KEY_EVENTS_CHANNEL, KEY_REGISTRY_KEY } from './keys';

@@ -11,13 +11,10 @@
  * and an error is logged until an operator restores it. An explicit empty registry saved by
  * the CLI does revoke everything.
  */
-import {
-  createKeyRegistry,
-  type KeyRegistry,
-  type KeyRegistryData,
-} from '../../domain/key-registry';
+import { createKeyRegistry, type KeyRegistry } from '../../domain/key-registry';
+import { type KeyRegistryData } from '../../domain/key-records';
 import { KeyFileError } from '../../keys/key-file-format';
-import type { KeyStore } from '../../keys/ports';
+import type { KeyStore } from '../../domain/ports';
 import { createSerialTrigger } from '../../shared/serial-trigger';
 import type { Logger } from '../../logger';
 import { waitForRedisReady, type RedisClient } from './client';

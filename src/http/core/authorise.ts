@@ -8,7 +8,7 @@ import type { AuthDecision } from '../../domain/ports';
 import type { OriginPolicy } from '../../domain/origin-policy';
 import { requestOrigin } from '../../domain/origin-policy';
 import { ForbiddenError, UnauthorizedError, type HttpError } from '../../errors';
-import type { KeyStore } from '../../keys/ports';
+import type { KeyStore } from '../../domain/ports';
 import { parseBearer } from '../credentials';
 
 /** Identity of an authorised caller. */

@@ -16,7 +16,7 @@
 import type { ArchiveStore, CatalogReader, RateDecision, RateLimiter } from '../../domain/ports';
 import type { StatusDocument } from '../../domain/status-document';
 import { HttpError, MethodNotAllowedError, TooManyRequestsError } from '../../errors';
-import type { KeyStore } from '../../keys/ports';
+import type { KeyStore } from '../../domain/ports';
 import type { Logger } from '../../logger';
 import type { TileLocator } from '../../tiles/tile-locator';
 import { type Answer, errorAnswer, UNMATCHED_ROUTE } from './answer';

@@ -4,7 +4,8 @@
  * typo can never load as a weaker registry (a lifted origin restriction, zero keys, a key
  * silently locked out). The same parser serves the key file and the Redis registry.
  */
-import { hashApiKey, type KeyRegistryData } from '../../../src/domain/key-registry';
+import { hashApiKey } from '../../../src/domain/key-registry';
+import { type KeyRegistryData } from '../../../src/domain/key-records';
 import { KeyFileError, parseKeyFile, serializeKeyFile } from '../../../src/keys/key-file-format';
 
 const HASH = hashApiKey('rk_secret-0123456789');
