@@ -1,8 +1,18 @@
 /**
- * The validated configuration's shape. Which technology serves each port is a tagged union
- * decided once by `loadConfig` (DESIGN.md §3.2: every concern is chosen on its own), so the
- * wiring switches on `kind` and never re-derives a mode from optional fields.
+ * The validated configuration's shape, in slices: each part of the service gets the slice it
+ * reads and nothing else. Which technology serves each port is a tagged union decided once by
+ * `loadConfig` (every concern is chosen on its own), and a technology's own settings (its
+ * timeout, its resync period) travel inside its branch, so the wiring switches on `kind` and
+ * never re-derives a mode from optional fields or reaches into unrelated settings.
  */
+
+/** A Redis deployment (standalone, Sentinel or Cluster URL) and its command timeout. */
+export interface RedisBackend {
+  readonly kind: 'redis';
+  readonly url: string;
+  /** `RADAR_REDIS_TIMEOUT_MS`: a command slower than this counts as a failure. */
+  readonly timeoutMs: number;
+}
 
 /** Where archives live: the data directory (embedded) or an S3-compatible bucket. */
 export type ArchivesBackend =
@@ -15,86 +25,115 @@ export type ArchivesBackend =
       readonly bucket: string;
       readonly prefix: string;
       readonly region: string;
+      /** `RADAR_S3_TIMEOUT_MS`: first byte of a store answer. */
+      readonly timeoutMs: number;
     };
 
 /** Where the published timestamps live: this process (fed by in-process ingest) or Redis. */
-export type CatalogBackend = { readonly kind: 'memory' } | RedisBackend;
+export type CatalogBackend =
+  | { readonly kind: 'memory' }
+  | (RedisBackend & {
+      /** `RADAR_RESYNC_S`: how often a replica re-reads the index besides the event channel. */
+      readonly resyncS: number;
+    });
 
 /** Where keys live: the key file (reloaded on change) or the registry in Redis. */
-export type KeysBackend = { readonly kind: 'file'; readonly path: string } | RedisBackend;
+export type KeysBackend =
+  | { readonly kind: 'file'; readonly path: string }
+  | (RedisBackend & {
+      /** `RADAR_RESYNC_S`: how often a replica re-reads the registry besides the event channel. */
+      readonly resyncS: number;
+    });
 
 /** Where rate-limit windows live: this process or Redis (shared by every replica). */
 export type LimiterBackend = { readonly kind: 'memory' } | RedisBackend;
 
-export interface RedisBackend {
-  readonly kind: 'redis';
-  readonly url: string;
-}
-
-/** Validated, frozen service configuration. */
-export interface Config {
+/** The public listener and the HTTP behaviour around the core. */
+export interface HttpSettings {
   readonly port: number;
   readonly host: string;
-  readonly adminPort: number;
-  /**
-   * Admin listener address (`/metrics`, `/healthz`, `/readyz`). Loopback by default, so a
-   * replica started anywhere never exposes its metrics to the network; deployments whose
-   * Prometheus or kubelet probes come from another host set it (compose, Kubernetes: `0.0.0.0`)
-   * and fence the port with their network (a NetworkPolicy in Kubernetes).
-   */
-  readonly adminHost: string;
-  /** True when neither Redis nor S3 is configured: single process, local adapters. */
-  readonly embedded: boolean;
-  readonly archives: ArchivesBackend;
-  readonly catalog: CatalogBackend;
-  readonly keys: KeysBackend;
-  readonly limiter: LimiterBackend;
-  /** The data directory: fs archives, and where the stand-alone simulator writes by default. */
-  readonly dataDir: string;
-  readonly rateLimit: number;
-  readonly rateWindowS: number;
-  readonly staleAfterS: number;
-  readonly retentionS: number;
-  readonly simulate: boolean;
-  readonly simulator: {
-    readonly backfill: number;
-    readonly cadenceS: number;
-    readonly maxZoom: number;
-  };
-  /** `['*']` or explicit origins. */
+  /** `RADAR_CORS_ORIGINS`: `['*']` or the allowed origins. */
   readonly corsOrigins: readonly string[];
+  readonly cacheControl: 'private' | 'public';
+  /** Behind exactly one reverse proxy (nginx): X-Forwarded-For / -Proto are read. */
+  readonly trustProxy: boolean;
+  /**
+   * `RADAR_PUBLIC_URL`: the base URL documents name (TileJSON), whatever the request says;
+   * undefined: the request's own host (`http/core/public-base-url.ts`).
+   */
+  readonly publicUrl: string | undefined;
+  /** `RADAR_PUBLIC_HOSTS`: forwarded hosts (`X-Forwarded-Host`) that may be named, lower-case. */
+  readonly publicHosts: readonly string[];
+  /** Longest time a client may take to send its request head. */
+  readonly requestTimeoutS: number;
+  /** A response making no write progress this long is cut. */
+  readonly sendTimeoutS: number;
+  /** Longest wait for in-flight responses at shutdown. */
   readonly drainS: number;
   /**
    * During a drain, a kept-alive connection idle this long is closed; above the balancer's
    * upstream idle timeout, so the balancer has let go of it by then.
    */
   readonly drainIdleS: number;
-  readonly cacheControl: 'private' | 'public';
-  /** ioredis command timeout; also bounds how long a request can wait on Redis. */
-  readonly redisTimeoutMs: number;
-  /** Time to first byte from the object store before a request answers 503. */
-  readonly s3TimeoutMs: number;
-  /** Period of the full catalog resync from Redis (heals missed events). */
-  readonly resyncS: number;
-  /** Period of the ingest worker's bucket listing (the reconciliation pass). */
-  readonly ingestPollS: number;
-  /** Longest time a client may take to send its request before it is cut off. */
-  readonly requestTimeoutS: number;
-  /** Longest time a response may make no write progress before it is destroyed (every mode). */
-  readonly sendTimeoutS: number;
-  /** Open archive reads (store sockets, files) one API key / one client address may hold. */
-  readonly storeReadsPerKey: number;
-  readonly storeReadsPerClient: number;
+}
+
+/** The admin listener (`/metrics`, `/healthz`, `/readyz`); never proxied. */
+export interface AdminSettings {
+  readonly port: number;
+  readonly host: string;
+}
+
+/** Per-key quota defaults. */
+export interface RateSettings {
+  /** `RADAR_RATE_LIMIT`: requests per window for keys without their own limit. */
+  readonly limit: number;
+  /** `RADAR_RATE_WINDOW_S`. */
+  readonly windowS: number;
+}
+
+/** What is published and for how long, and when the newest frame counts as stale. */
+export interface PublicationSettings {
+  /** `RADAR_RETENTION_S`: timestamps older than this are unpublished. */
+  readonly retentionS: number;
+  /** `RADAR_STALE_AFTER_S`: `healthy` turns false past this age of `latest`. */
+  readonly staleAfterS: number;
+}
+
+/** Archive reads: the hot cache and each owner's share of open store reads. */
+export interface ReadSettings {
   /** Hot archive block cache size per replica, MiB (0 disables it). */
   readonly cacheMb: number;
-  /** Behind exactly one reverse proxy (nginx): take the client address from X-Forwarded-For. */
-  readonly trustProxy: boolean;
-  /**
-   * `RADAR_PUBLIC_URL`: the base URL documents name (TileJSON), whatever the request says;
-   * undefined: the request's own host (see `http/core/public-base-url.ts`).
-   */
-  readonly publicUrl: string | undefined;
-  /** `RADAR_PUBLIC_HOSTS`: forwarded hosts (`X-Forwarded-Host`) that may be named, lower-case. */
-  readonly publicHosts: readonly string[];
+  /** Open archive reads (store sockets, files) one API key / one client address may hold. */
+  readonly perKey: number;
+  readonly perClient: number;
+}
+
+/** The in-process radar simulator. */
+export interface SimulatorSettings {
+  readonly backfill: number;
+  readonly cadenceS: number;
+  readonly maxZoom: number;
+}
+
+/** Validated, frozen service configuration. */
+export interface Config {
+  /** No Redis and no object store: one process does everything (the `npm start` default). */
+  readonly embedded: boolean;
+  readonly http: HttpSettings;
+  readonly admin: AdminSettings;
+  readonly archives: ArchivesBackend;
+  readonly catalog: CatalogBackend;
+  readonly keys: KeysBackend;
+  readonly limiter: LimiterBackend;
+  readonly rate: RateSettings;
+  readonly publication: PublicationSettings;
+  readonly reads: ReadSettings;
+  /** `RADAR_INGEST_POLL_S`: the ingest worker's periodic listing. */
+  readonly ingestPollS: number;
+  /** The data directory (`RADAR_DATA_DIR`), absolute. */
+  readonly dataDir: string;
+  /** Run the simulator in this process (`RADAR_SIMULATE`). */
+  readonly simulate: boolean;
+  readonly simulator: SimulatorSettings;
   readonly logLevel: string;
 }

@@ -129,7 +129,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
   const embedded = e.REDIS_URL === undefined && e.S3_ENDPOINT === undefined;
   const dataDir = path.resolve(cwd, e.RADAR_DATA_DIR);
   const redis =
-    e.REDIS_URL === undefined ? undefined : { kind: 'redis' as const, url: e.REDIS_URL };
+    e.REDIS_URL === undefined
+      ? undefined
+      : { kind: 'redis' as const, url: e.REDIS_URL, timeoutMs: e.RADAR_REDIS_TIMEOUT_MS };
   const keysFile =
     e.RADAR_KEYS_FILE ?? (e.REDIS_URL === undefined ? path.join(cwd, 'keys.json') : undefined);
   const archives: ArchivesBackend =
@@ -142,50 +144,49 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
           bucket: e.S3_BUCKET,
           prefix: e.S3_PREFIX,
           region: e.S3_REGION,
+          timeoutMs: e.RADAR_S3_TIMEOUT_MS,
         }
       : { kind: 'fs', dir: dataDir };
   return deepFreeze({
-    port: e.PORT,
-    host: e.HOST,
-    adminPort: e.ADMIN_PORT,
-    adminHost: e.ADMIN_HOST,
     embedded,
+    http: {
+      port: e.PORT,
+      host: e.HOST,
+      corsOrigins,
+      cacheControl: e.RADAR_CACHE_CONTROL,
+      trustProxy: e.RADAR_TRUST_PROXY,
+      publicUrl: e.RADAR_PUBLIC_URL?.replace(/\/+$/, ''),
+      publicHosts: publicHosts.map((h) => h.toLowerCase()),
+      requestTimeoutS: e.RADAR_REQUEST_TIMEOUT_S,
+      sendTimeoutS: e.RADAR_SEND_TIMEOUT_S,
+      drainS: e.RADAR_DRAIN_S,
+      drainIdleS: e.RADAR_DRAIN_IDLE_S,
+    },
+    admin: { port: e.ADMIN_PORT, host: e.ADMIN_HOST },
     archives,
-    catalog: redis ?? { kind: 'memory' },
+    catalog: redis === undefined ? { kind: 'memory' } : { ...redis, resyncS: e.RADAR_RESYNC_S },
     keys:
       keysFile !== undefined
         ? { kind: 'file', path: path.resolve(cwd, keysFile) }
-        : { kind: 'redis', url: redis!.url },
+        : { ...redis!, resyncS: e.RADAR_RESYNC_S },
     limiter: redis ?? { kind: 'memory' },
+    rate: { limit: e.RADAR_RATE_LIMIT, windowS: e.RADAR_RATE_WINDOW_S },
+    publication: { retentionS: e.RADAR_RETENTION_S, staleAfterS: e.RADAR_STALE_AFTER_S },
+    reads: {
+      cacheMb: e.RADAR_CACHE_MB,
+      perKey: e.RADAR_STORE_READS_PER_KEY,
+      perClient: e.RADAR_STORE_READS_PER_CLIENT,
+    },
+    ingestPollS: e.RADAR_INGEST_POLL_S,
     dataDir,
-    rateLimit: e.RADAR_RATE_LIMIT,
-    rateWindowS: e.RADAR_RATE_WINDOW_S,
-    staleAfterS: e.RADAR_STALE_AFTER_S,
-    retentionS: e.RADAR_RETENTION_S,
     simulate: e.RADAR_SIMULATE ?? embedded,
     simulator: {
       backfill: e.RADAR_SIM_BACKFILL,
       cadenceS: e.RADAR_SIM_CADENCE_S,
       maxZoom: e.RADAR_SIM_MAX_ZOOM,
     },
-    corsOrigins,
-    drainS: e.RADAR_DRAIN_S,
-    drainIdleS: e.RADAR_DRAIN_IDLE_S,
-    cacheControl: e.RADAR_CACHE_CONTROL,
-    redisTimeoutMs: e.RADAR_REDIS_TIMEOUT_MS,
-    s3TimeoutMs: e.RADAR_S3_TIMEOUT_MS,
-    resyncS: e.RADAR_RESYNC_S,
-    ingestPollS: e.RADAR_INGEST_POLL_S,
-    trustProxy: e.RADAR_TRUST_PROXY,
-    publicUrl: e.RADAR_PUBLIC_URL?.replace(/\/+$/, ''),
-    publicHosts: publicHosts.map((h) => h.toLowerCase()),
-    cacheMb: e.RADAR_CACHE_MB,
-    requestTimeoutS: e.RADAR_REQUEST_TIMEOUT_S,
-    sendTimeoutS: e.RADAR_SEND_TIMEOUT_S,
-    storeReadsPerKey: e.RADAR_STORE_READS_PER_KEY,
-    storeReadsPerClient: e.RADAR_STORE_READS_PER_CLIENT,
     logLevel: e.LOG_LEVEL,
-  });
+  } satisfies Config);
 }
 
 /** Why `value` cannot be the public base URL: an http(s) URL with a host and no query. */

@@ -13,9 +13,14 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel, { service: 'radar-api' });
   const replica = await buildReplica(config, { logger });
   // Drain as at SIGTERM, plus time to close clients.
-  onFatalErrors({ logger, shutdown: replica.shutdown, deadlineMs: (config.drainS + 10) * 1000 });
+  onFatalErrors({
+    logger,
+    shutdown: replica.shutdown,
+    deadlineMs: (config.http.drainS + 10) * 1000,
+  });
   if (replica.demo) {
-    const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+    const { host: bound } = config.http;
+    const host = bound === '0.0.0.0' || bound === '::' ? 'localhost' : bound;
     process.stderr.write(`${demoBanner(`http://${host}:${replica.port}`, replica.demo)}\n`);
   }
   onSignals(replica.shutdown);

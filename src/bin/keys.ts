@@ -25,9 +25,8 @@ const USAGE = `usage: npm run keys -- <command> [args] [--file keys.json]
  * mode), else Redis when `REDIS_URL` is set.
  */
 function openAdmin(file: string | undefined): KeyAdmin {
-  if (file !== undefined) return openKeyAdmin({ kind: 'file', path: file }, { redisTimeoutMs: 0 });
-  const config = loadConfig(process.env);
-  return openKeyAdmin(config.keys, config);
+  if (file !== undefined) return openKeyAdmin({ kind: 'file', path: file });
+  return openKeyAdmin(loadConfig(process.env).keys);
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -102,12 +102,12 @@ async function main(): Promise<void> {
   let firstMs: number | undefined;
   const config = loadConfig(process.env);
   // `--out` is the directory when archives live on disk; uploads get a longer first-byte limit.
-  const archives = openArchives(
-    config.archives.kind === 'fs' ? { kind: 'fs', dir: args.out } : config.archives,
-    config,
-    logger,
-    { timeoutMs: Math.max(config.s3TimeoutMs, 10_000) },
-  );
+  const archives =
+    config.archives.kind === 'fs'
+      ? openArchives({ kind: 'fs', dir: args.out }, logger)
+      : openArchives(config.archives, logger, {
+          timeoutMs: Math.max(config.archives.timeoutMs, 10_000),
+        });
   const simulator = buildSimulator(
     archives.frameSink(),
     {

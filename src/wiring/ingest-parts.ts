@@ -2,7 +2,7 @@
  * Ingest pieces shared by the ingest worker and the in-process ingest of a replica without
  * Redis: the cycle over an archive source, and the polling loop that runs it.
  */
-import type { Config } from '../config';
+import type { PublicationSettings } from '../config';
 import type { ArchiveSource, CatalogWriter, RevalidationQueue } from '../domain/ports';
 import { createIngestCycle, type IngestCycle } from '../ingest/ingest-cycle';
 import { createIngestWorker, type IngestWorkerOptions } from '../ingest/ingest-worker';
@@ -11,7 +11,7 @@ import type { IngestMetrics } from '../observability/ingest-metrics';
 import type { Component } from './component';
 
 export function ingestCycle(
-  config: Config,
+  publication: Pick<PublicationSettings, 'retentionS'>,
   source: ArchiveSource,
   catalog: CatalogWriter,
   logger: Logger,
@@ -22,7 +22,7 @@ export function ingestCycle(
     source,
     catalog,
     logger,
-    retentionS: config.retentionS,
+    retentionS: publication.retentionS,
     ...(revalidation ? { revalidation } : {}),
     ...metrics,
   });
@@ -33,7 +33,7 @@ export function ingestCycle(
  * leader, since no other process publishes into this catalog.
  */
 export function soleIngestLoop(
-  config: Config,
+  pollS: number,
   cycle: IngestCycle,
   logger: Logger,
   overrides: Partial<Pick<IngestWorkerOptions, 'pollMs'>> = {},
@@ -42,7 +42,7 @@ export function soleIngestLoop(
     cycle,
     lease: { acquire: async () => true, release: async () => {} },
     logger,
-    pollMs: overrides.pollMs ?? config.ingestPollS * 1000,
+    pollMs: overrides.pollMs ?? pollS * 1000,
     leaseRenewMs: 60_000,
   });
   return { name: 'ingest', start: () => worker.start(), stop: () => worker.stop() };

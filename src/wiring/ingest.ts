@@ -42,10 +42,10 @@ export async function buildIngest(
     overrides.owner ?? `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const registry = createRegistry();
   const metrics = createIngestMetrics(registry);
-  const redis = connectRedis(config.catalog.url, config, logger, 'ingest');
-  const archives = openArchives(config.archives, config, logger);
+  const redis = connectRedis(config.catalog, logger, 'ingest');
+  const archives = openArchives(config.archives, logger);
   const cycle = ingestCycle(
-    config,
+    config.publication,
     archives.source(),
     redisCatalogWriter(redis),
     logger,
@@ -97,7 +97,7 @@ export async function buildIngest(
           : { ready: false, reason: 'starting' },
     metrics: () => exposition(registry),
   });
-  const adminPort = await listen(admin, config.adminPort, config.adminHost);
+  const adminPort = await listen(admin, config.admin.port, config.admin.host);
   await startAll(components);
   started = true;
   logger.info({ owner, adminPort, leader: worker.isLeader() }, 'ingest worker running');

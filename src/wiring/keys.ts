@@ -9,7 +9,7 @@ import { createFileKeyStore } from '../adapters/fs/key-store';
 import { closeRedisClient, createRedisClient } from '../adapters/redis/client';
 import { createRedisKeyAdminStore } from '../adapters/redis/key-admin';
 import { createRedisKeyStore } from '../adapters/redis/key-store';
-import type { Config, KeysBackend } from '../config';
+import type { KeysBackend, RedisBackend } from '../config';
 import type { KeyAdminStore, KeyStore } from '../domain/ports';
 import { createLogger, type Logger } from '../logger';
 import type { RedisWiring } from './redis';
@@ -20,9 +20,9 @@ import type { RedisWiring } from './redis';
  */
 export async function openKeyStore(
   backend: KeysBackend,
-  config: Config,
+  defaultLimit: number,
   logger: Logger,
-  options: { readonly redis: (url: string) => RedisWiring; readonly pollMs?: number },
+  options: { readonly redis: (backend: RedisBackend) => RedisWiring; readonly pollMs?: number },
 ): Promise<KeyStore> {
   if (backend.kind === 'file') {
     const file = backend.path;
@@ -33,18 +33,18 @@ export async function openKeyStore(
     }
     return createFileKeyStore({
       file,
-      defaultLimit: config.rateLimit,
+      defaultLimit,
       logger,
       pollMs: options.pollMs,
     });
   }
-  const redis = options.redis(backend.url);
+  const redis = options.redis(backend);
   return createRedisKeyStore({
     client: redis.client,
     subscriber: redis.subscriber(),
-    defaultLimit: config.rateLimit,
+    defaultLimit,
     logger: logger.child({ component: 'keys' }),
-    resyncMs: config.resyncS * 1000,
+    resyncMs: backend.resyncS * 1000,
   });
 }
 
@@ -57,11 +57,8 @@ export interface KeyAdmin {
   close(): Promise<void>;
 }
 
-/** Opens the admin store of `backend` (Redis commands wait up to `commandTimeoutMs`). */
-export function openKeyAdmin(
-  backend: KeysBackend,
-  config: Pick<Config, 'redisTimeoutMs'>,
-): KeyAdmin {
+/** Opens the admin store of `backend` (Redis commands wait at least 2 s: an operator waits). */
+export function openKeyAdmin(backend: KeysBackend): KeyAdmin {
   if (backend.kind === 'file') {
     return {
       store: createFileKeyAdminStore(backend.path),
@@ -77,7 +74,7 @@ export function openKeyAdmin(
   const client = createRedisClient(backend.url, {
     role: 'keys',
     logger: createLogger('warn'),
-    commandTimeoutMs: Math.max(config.redisTimeoutMs, 2000),
+    commandTimeoutMs: Math.max(backend.timeoutMs, 2000),
   });
   return {
     store: createRedisKeyAdminStore(client),

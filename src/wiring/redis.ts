@@ -22,7 +22,7 @@ import {
   createSharedStoreHealth,
   type SharedStoreHealth,
 } from '../adapters/redis/shared-store-health';
-import type { Config } from '../config';
+import type { CatalogBackend, RateSettings, RedisBackend } from '../config';
 import type { CatalogWriter } from '../domain/ports';
 import type { LeaderLease } from '../domain/ports';
 import type { Logger } from '../logger';
@@ -31,22 +31,21 @@ import { closer, type Component } from './component';
 /** The connections of one process to one Redis deployment. */
 export interface RedisWiring {
   readonly client: RedisClient;
+  /** The command timeout the connection was opened with (`RADAR_REDIS_TIMEOUT_MS`). */
+  readonly timeoutMs: number;
   /** The shared pub/sub connection, opened on first use. */
   subscriber(): RedisClient;
   /** Closes both connections; stop it after every component that uses them. */
   readonly connections: Component;
 }
 
-export function connectRedis(
-  url: string,
-  config: Config,
-  logger: Logger,
-  role: string,
-): RedisWiring {
-  const client = createRedisClient(url, { role, logger, commandTimeoutMs: config.redisTimeoutMs });
+export function connectRedis(backend: RedisBackend, logger: Logger, role: string): RedisWiring {
+  const { url, timeoutMs } = backend;
+  const client = createRedisClient(url, { role, logger, commandTimeoutMs: timeoutMs });
   let subscriber: RedisClient | undefined;
   return {
     client,
+    timeoutMs,
     subscriber: () => (subscriber ??= createRedisSubscriber(url, { role: `${role}-sub`, logger })),
     connections: closer('redis', async () => {
       if (subscriber) await closeRedisClient(subscriber);
@@ -58,7 +57,7 @@ export function connectRedis(
 /** A replica's catalog: snapshot in memory, kept current by events and periodic resyncs. */
 export function redisCatalog(
   redis: RedisWiring,
-  config: Config,
+  backend: Extract<CatalogBackend, { kind: 'redis' }>,
   logger: Logger,
   onDropped?: RedisCatalogOptions['onDropped'],
 ): { readonly catalog: RedisCatalog; readonly component: Component } {
@@ -66,7 +65,7 @@ export function redisCatalog(
     client: redis.client,
     subscriber: redis.subscriber(),
     logger: logger.child({ component: 'catalog' }),
-    resyncMs: config.resyncS * 1000,
+    resyncMs: backend.resyncS * 1000,
     onDropped,
   });
   return {
@@ -82,13 +81,13 @@ export function redisCatalogWriter(redis: RedisWiring): CatalogWriter {
 
 export function redisRateLimiter(
   redis: RedisWiring,
-  config: Config,
+  rate: RateSettings,
   logger: Logger,
 ): RedisRateLimiter {
   return createRedisRateLimiter({
     client: redis.client,
-    windowS: config.rateWindowS,
-    commandTimeoutMs: config.redisTimeoutMs,
+    windowS: rate.windowS,
+    commandTimeoutMs: redis.timeoutMs,
     logger: logger.child({ component: 'limiter' }),
   });
 }

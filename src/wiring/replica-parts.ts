@@ -12,7 +12,7 @@ import { createMemoryRateLimiter } from '../adapters/memory/rate-limiter';
 import { createMemoryRevalidationQueue } from '../adapters/memory/revalidation-queue';
 import { createRedisRevalidationQueue } from '../adapters/redis/revalidation-queue';
 import { createStoreProbe, STORE_PROBE_INTERVAL_MS, type StoreProbe } from '../serving/store-probe';
-import type { Config } from '../config';
+import type { Config, RedisBackend } from '../config';
 import { createHealthCheck } from '../domain/health';
 import type { ArchiveFormatReason } from '../domain/archive-errors';
 import type { ArchiveMeta, CatalogReader, RateLimiter, RevalidationQueue } from '../domain/ports';
@@ -21,7 +21,7 @@ import { createStatusDocumentSource, type StatusDocument } from '../domain/statu
 import { ensureDemoCredentials, type DemoCredentials } from '../embedded/demo-credentials';
 import { instrumentArchiveStore } from '../observability/archive-store-metrics';
 import type { Logger } from '../logger';
-import { liveGauge } from '../observability/registry';
+import { replicaGauges } from '../observability/replica-gauges';
 import { createCacheMetrics } from '../observability/cache-metrics';
 import { createCatalogMetrics } from '../observability/catalog-metrics';
 import type { IngestMetrics } from '../observability/ingest-metrics';
@@ -74,9 +74,12 @@ export async function assembleReplica(
   overrides: ReplicaOverrides,
 ): Promise<ReplicaParts> {
   const components: Component[] = [];
+  // Every Redis port of a replica shares one deployment (REDIS_URL): one pair of connections.
   let redis: RedisWiring | undefined;
-  const useRedis = (url: string) => (redis ??= connectRedis(url, config, logger, 'api'));
-  const archives: ArchivesWiring = openArchives(config.archives, config, logger);
+  const useRedis = (backend: RedisBackend) => (redis ??= connectRedis(backend, logger, 'api'));
+  const archives: ArchivesWiring = openArchives(config.archives, logger, {
+    sendTimeoutMs: config.http.sendTimeoutS * 1000,
+  });
   await archives.prepare();
   const demo =
     config.embedded && config.keys.kind === 'file'
@@ -84,34 +87,25 @@ export async function assembleReplica(
       : undefined;
 
   const { registry } = metrics;
+  const { reads } = config;
   // Gated (each key's and address's share of open reads), measured, then cached: reads the
   // cache makes for itself carry no owner and are never refused.
   const gated = createReadGate(archives.store(), {
-    perKey: config.storeReadsPerKey,
-    perAddress: config.storeReadsPerClient,
+    perKey: reads.perKey,
+    perAddress: reads.perClient,
   });
   const store = createCachingArchiveStore(
     instrumentArchiveStore(gated, registry),
-    config.cacheMb * MIB,
+    reads.cacheMb * MIB,
     createCacheMetrics(registry),
-  );
-
-  liveGauge(registry, 'radar_archive_cache_bytes', 'Bytes held by the hot archive cache.', () =>
-    store.size(),
-  );
-  liveGauge(
-    registry,
-    'radar_object_store_breaker_open',
-    '1 while the archive store circuit breaker fails requests fast.',
-    () => archives.breakerOpen(),
   );
 
   let source: CatalogReader;
   let revalidation: RevalidationQueue;
   const onCatalogDropped = createCatalogMetrics(registry);
   if (config.catalog.kind === 'redis') {
-    const redisWiring = useRedis(config.catalog.url);
-    const wired = redisCatalog(redisWiring, config, logger, onCatalogDropped);
+    const redisWiring = useRedis(config.catalog);
+    const wired = redisCatalog(redisWiring, config.catalog, logger, onCatalogDropped);
     source = wired.catalog;
     revalidation = createRedisRevalidationQueue(redisWiring.client);
     components.push(wired.component);
@@ -122,7 +116,7 @@ export async function assembleReplica(
     revalidation = createMemoryRevalidationQueue();
     const ingestLogger = logger.child({ component: 'ingest' });
     const cycle = ingestCycle(
-      config,
+      config.publication,
       archives.source(),
       memory,
       ingestLogger,
@@ -132,37 +126,33 @@ export async function assembleReplica(
     components.push(
       config.archives.kind === 'fs'
         ? directoryIngest(config.archives.dir, cycle, ingestLogger, overrides.watchIntervalMs)
-        : soleIngestLoop(config, cycle, ingestLogger),
+        : soleIngestLoop(config.ingestPollS, cycle, ingestLogger),
     );
   }
 
   // What clients see: nothing past retention, whatever ingest's state (it prunes per pass).
-  const retained = createRetainedCatalog(source, { retentionS: config.retentionS });
+  const retained = createRetainedCatalog(source, {
+    retentionS: config.publication.retentionS,
+  });
   components.push({ name: 'retention', start: async () => {}, stop: async () => retained.stop() });
   const catalog: CatalogReader = retained;
 
-  const keys = await openKeyStore(config.keys, config, logger, {
+  const keys = await openKeyStore(config.keys, config.rate.limit, logger, {
     redis: useRedis,
     pollMs: overrides.keysPollMs,
   });
   const redisLimiter =
     config.limiter.kind === 'redis'
-      ? redisRateLimiter(useRedis(config.limiter.url), config, logger)
+      ? redisRateLimiter(useRedis(config.limiter), config.rate, logger)
       : undefined;
-  const limiter = redisLimiter ?? createMemoryRateLimiter(config.rateWindowS);
-  liveGauge(
-    registry,
-    'radar_rate_limiter_degraded',
-    '1 while the shared (Redis) limiter is unavailable and the in-memory insurance limiter decides.',
-    () => redisLimiter?.degraded() ?? false,
-  );
+  const limiter = redisLimiter ?? createMemoryRateLimiter(config.rate.windowS);
 
   // With Redis, replicas share one view of the store with hysteresis, so they agree on
   // `healthy` (docs/reliability.md); alone, a replica's own probe decides.
   const probeIntervalMs = overrides.probeIntervalMs ?? STORE_PROBE_INTERVAL_MS;
   const sharedHealth =
     config.catalog.kind === 'redis'
-      ? sharedStoreHealth(useRedis(config.catalog.url), logger, {
+      ? sharedStoreHealth(useRedis(config.catalog), logger, {
           local: () => probe.reachable(),
           ttlMs: 3 * probeIntervalMs,
         })
@@ -173,12 +163,6 @@ export async function assembleReplica(
   });
   if (sharedHealth) components.push(sharedHealth.component);
   const storeReachable = sharedHealth ? sharedHealth.health.reachable : probe.reachable;
-  liveGauge(
-    registry,
-    'radar_object_store_reachable',
-    '1 when the archive store answered its last probe.',
-    probe.reachable,
-  );
   components.unshift({
     name: 'store-probe',
     start: async () => {
@@ -187,7 +171,7 @@ export async function assembleReplica(
     },
     stop: async () => probe.stop(),
   });
-  if (config.cacheMb > 0) {
+  if (reads.cacheMb > 0) {
     const warmer = createArchiveWarmer({ catalog, cache: store, logger });
     components.push({
       name: 'cache-warmer',
@@ -202,14 +186,15 @@ export async function assembleReplica(
   const healthy = createHealthCheck({
     catalog,
     storeReachable,
-    staleAfterS: config.staleAfterS,
+    staleAfterS: config.publication.staleAfterS,
   });
-  liveGauge(
-    registry,
-    'radar_status_healthy',
-    'The healthy flag /status.json reports now (1 or 0).',
+  replicaGauges(registry, {
+    cacheBytes: () => store.size(),
+    breakerOpen: () => archives.breakerOpen(),
+    limiterDegraded: () => redisLimiter?.degraded() ?? false,
+    storeReachable: probe.reachable,
     healthy,
-  );
+  });
   catalogGauges(registry, catalog);
   const connections = [
     closer('keys', () => keys.close()),

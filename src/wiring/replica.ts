@@ -58,9 +58,8 @@ export async function buildReplica(
       catalog: config.catalog.kind,
       keys: config.keys.kind === 'file' ? config.keys : 'redis',
       limiter: config.limiter.kind,
-      rateLimit: config.rateLimit,
-      rateWindowS: config.rateWindowS,
-      cacheMb: config.cacheMb,
+      rate: config.rate,
+      reads: config.reads,
       simulate: config.simulate,
     },
     'configuration (secrets omitted)',
@@ -85,7 +84,7 @@ export async function buildReplica(
   let shuttingDown = false;
   let started = false;
 
-  const cors = createCorsPolicy(config.corsOrigins);
+  const cors = createCorsPolicy(config.http.corsOrigins);
   const requestMetrics = createRequestMetrics(registry);
   const core = createCore({
     ...ports,
@@ -94,21 +93,21 @@ export async function buildReplica(
     statusDocument: parts.statusDocument,
     logger,
     cors,
-    cacheControl: config.cacheControl,
-    baseUrl: createPublicUrlPolicy(config),
-    ...createGuardMetrics(registry, { defaultLimit: config.rateLimit }),
+    cacheControl: config.http.cacheControl,
+    baseUrl: createPublicUrlPolicy(config.http),
+    ...createGuardMetrics(registry, { defaultLimit: config.rate.limit }),
   });
   requestMetrics.prime(core.routes);
   const writer = createAnswerWriter({
     cors,
     recorder: requestRecorder(logger, requestMetrics),
     draining: () => shuttingDown,
-    trustProxy: config.trustProxy,
+    trustProxy: config.http.trustProxy,
   });
   const koa = createKoaApp({
     core,
     writer,
-    trustProxy: config.trustProxy,
+    trustProxy: config.http.trustProxy,
     extraRoutes: createViewerRoutes({
       ...overrides.viewer,
       demo: overrides.viewer?.demo ?? parts.demo,
@@ -118,11 +117,11 @@ export async function buildReplica(
     core,
     writer,
     fallback: koa.callback(),
-    trustProxy: config.trustProxy,
+    trustProxy: config.http.trustProxy,
     inFlight: requestMetrics.inFlight,
-    requestTimeoutMs: config.requestTimeoutS * 1000,
-    sendTimeoutMs: config.sendTimeoutS * 1000,
-    drainIdleCloseMs: config.drainIdleS * 1000,
+    requestTimeoutMs: config.http.requestTimeoutS * 1000,
+    sendTimeoutMs: config.http.sendTimeoutS * 1000,
+    drainIdleCloseMs: config.http.drainIdleS * 1000,
   });
 
   const admin = createAdminServer({
@@ -139,8 +138,8 @@ export async function buildReplica(
     metrics: () => exposition(registry),
   });
 
-  const port = await listen(publicServer.server, config.port, config.host);
-  const adminPort = await listen(admin, config.adminPort, config.adminHost);
+  const port = await listen(publicServer.server, config.http.port, config.http.host);
+  const adminPort = await listen(admin, config.admin.port, config.admin.host);
   await startAll(parts.components);
   started = true;
   logger.info({ port, adminPort, embedded: config.embedded }, 'radar API listening');
@@ -149,7 +148,7 @@ export async function buildReplica(
     logger,
     drains: [publicServer.drain],
     lateServers: [admin],
-    drainS: config.drainS,
+    drainS: config.http.drainS,
     beginShutdown: () => {
       shuttingDown = true;
     },

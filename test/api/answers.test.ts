@@ -467,7 +467,7 @@ async function production(): Promise<Setup> {
   const keys = { good: STACK_KEYS.good, limited: STACK_KEYS.ten, refused: 'rk_unknown-key' };
   const replica = stack.replicas[0]!;
   const limiter = replica.ports.limiter as RedisRateLimiter;
-  const limits = { good: stack.config().rateLimit, limited: 10 };
+  const limits = { good: stack.config().rate.limit, limited: 10 };
   const ids = { good: 'good', limited: 'ten' };
   return {
     replica,

@@ -2,28 +2,35 @@ import { ConfigError, loadConfig } from '../../src/config';
 import { createSimulatorFrameRenderer } from '../../src/sim/simulator-frame';
 import { SIM_LIMITS } from '../../src/sim/limits';
 
-it('defaults to embedded mode with DESIGN.md §3.2 values', () => {
+it('defaults to embedded mode with the documented values, one slice per part', () => {
   const config = loadConfig({}, '/srv');
   expect(config).toMatchObject({
-    port: 8080,
-    host: '0.0.0.0',
-    adminPort: 9464,
+    http: {
+      port: 8080,
+      host: '0.0.0.0',
+      corsOrigins: ['*'],
+      cacheControl: 'private',
+      trustProxy: false,
+      publicUrl: undefined,
+      publicHosts: [],
+      requestTimeoutS: 30,
+      sendTimeoutS: 30,
+      drainS: 30,
+      drainIdleS: 5,
+    },
     // The admin listener is loopback unless a deployment says otherwise.
-    adminHost: '127.0.0.1',
+    admin: { port: 9464, host: '127.0.0.1' },
     embedded: true,
     dataDir: '/srv/data',
     archives: { kind: 'fs', dir: '/srv/data' },
     catalog: { kind: 'memory' },
     keys: { kind: 'file', path: '/srv/keys.json' },
     limiter: { kind: 'memory' },
-    rateLimit: 1200,
-    rateWindowS: 60,
-    staleAfterS: 600,
-    retentionS: 21600,
+    rate: { limit: 1200, windowS: 60 },
+    publication: { staleAfterS: 600, retentionS: 21600 },
+    reads: { cacheMb: 64, perKey: 128, perClient: 32 },
+    ingestPollS: 5,
     simulate: true,
-    corsOrigins: ['*'],
-    drainS: 30,
-    cacheControl: 'private',
     logLevel: 'info',
   });
   expect(Object.isFrozen(config)).toBe(true);
@@ -38,14 +45,17 @@ it('production mode: Redis and S3, no simulator, keys in Redis without a key fil
   });
   expect(config.embedded).toBe(false);
   expect(config.simulate).toBe(false);
-  expect(config.keys).toEqual({ kind: 'redis', url: 'redis://r:6379' });
-  expect(config.catalog).toEqual({ kind: 'redis', url: 'redis://r:6379' });
-  expect(config.limiter).toEqual({ kind: 'redis', url: 'redis://r:6379' });
+  // Each Redis port carries its technology's settings, and nothing else.
+  const redis = { kind: 'redis', url: 'redis://r:6379', timeoutMs: 500 };
+  expect(config.keys).toEqual({ ...redis, resyncS: 5 });
+  expect(config.catalog).toEqual({ ...redis, resyncS: 5 });
+  expect(config.limiter).toEqual(redis);
   expect(config.archives).toMatchObject({
     kind: 's3',
     bucket: 'radar',
     prefix: '',
     region: 'us-east-1',
+    timeoutMs: 2000,
   });
   expect(Object.isFrozen(config.archives)).toBe(true);
 });

@@ -98,7 +98,7 @@ async function main(): Promise<void> {
     stoppers.push(() => s3.stop());
 
     const demo = await demoCredentials(stateDir);
-    const admin = openKeyAdmin({ kind: 'redis', url: redis.url }, { redisTimeoutMs: 2000 });
+    const admin = openKeyAdmin({ kind: 'redis', url: redis.url, timeoutMs: 2000, resyncS: 5 });
     await admin.store.update(() => ({
       apps: [{ id: demo.appId, disabled: false }],
       keys: [

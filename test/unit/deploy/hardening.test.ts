@@ -17,8 +17,8 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
 describe('the service itself', () => {
   it('listens for admin on loopback unless told otherwise', () => {
-    expect(loadConfig({}).adminHost).toBe('127.0.0.1');
-    expect(loadConfig({ ADMIN_HOST: '0.0.0.0' }).adminHost).toBe('0.0.0.0');
+    expect(loadConfig({}).admin.host).toBe('127.0.0.1');
+    expect(loadConfig({ ADMIN_HOST: '0.0.0.0' }).admin.host).toBe('0.0.0.0');
   });
 });
 
