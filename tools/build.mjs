@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * Builds dist/: cleans it (a moved or deleted source must not leave a stale module behind),
- * compiles src/ with tsc and bundles the viewer page with esbuild. With `--if-stale` it builds
+ * compiles src/ with tsc, bundles the viewer page with esbuild, and converts the API description
+ * (openapi/openapi.yaml) to the JSON and the HTML reference the service serves. With `--if-stale` it builds
  * only when a source is newer than the last build, so `npm start`, `npm run keys` and
  * `npm run stack` start at once when nothing changed. Where there is no src/ (an installed
  * package or the image) there is nothing to build. `tools/build-and-run.mjs` imports
@@ -21,6 +22,9 @@ const inputs = [
   'src',
   'web',
   'tools/build-viewer.ts',
+  'openapi',
+  'tools/build-openapi.ts',
+  'redocly.yaml',
   'package.json',
   'package-lock.json',
   'tsconfig.json',
@@ -56,6 +60,7 @@ export function build() {
   const run = (command, args) => execFileSync(command, args, { cwd: root, stdio: 'inherit' });
   run(bin('tsc'), ['-p', 'tsconfig.build.json']);
   run(bin('tsx'), ['tools/build-viewer.ts']);
+  run(bin('tsx'), ['tools/build-openapi.ts']);
   // The stamp carries the build's start: an edit made during the build counts as newer.
   fs.writeFileSync(stamp, `${began.toISOString()}\n`);
   fs.utimesSync(stamp, began, began);

@@ -17,8 +17,8 @@ export interface KoaAppDeps {
   readonly core: Core;
   readonly writer: AnswerWriter;
   readonly trustProxy: boolean;
-  /** Routes without credentials (e.g. the viewer). */
-  readonly extraRoutes?: Router;
+  /** Routes without credentials (the viewer, the API reference), mounted in order. */
+  readonly extraRoutes?: readonly Router[];
 }
 
 function routeOf(ctx: Context): string {
@@ -67,7 +67,7 @@ export function createKoaApp(deps: KoaAppDeps): Koa {
     }
     deps.writer.write(ctx.req, ctx.res, answer, started);
   });
-  if (deps.extraRoutes) app.use(deps.extraRoutes.routes());
+  for (const router of deps.extraRoutes ?? []) app.use(router.routes());
   app.use(() => {
     throw new NotFoundError();
   });

@@ -1,6 +1,6 @@
 /**
- * Knobs a configuration does not carry: test-only periods, the logger, the viewer's assets and
- * spies on the ports. Production passes none of them.
+ * Knobs a configuration does not carry: test-only periods, the logger, the viewer's and the API
+ * description's assets and spies on the ports. Production passes none of them.
  */
 import type { ArchiveStore, CatalogReader, RateLimiter } from '../domain/ports';
 import type { KeyStore } from '../domain/ports';
@@ -26,6 +26,8 @@ export interface ReplicaOverrides {
   readonly probeIntervalMs?: number;
   /** Viewer assets and pre-filled credentials (default: the built page, embedded demo key). */
   readonly viewer?: ViewerRoutesOptions;
+  /** Directory of the built API description and reference (default: this checkout's dist/). */
+  readonly openApiAssetsDir?: string;
   /** Wraps the ports the HTTP layer is given (spies in tests); the originals keep running. */
   readonly decoratePorts?: (ports: ReplicaPorts) => ReplicaPorts;
 }

@@ -1,7 +1,7 @@
 /**
  * `buildReplica(config, overrides)`: the one way an API replica is made, by `npm start`, the
  * stack and every test harness. Opens the clients the configuration names (`replica-parts.ts`),
- * builds the Koa app with the viewer, listens on the public and admin ports, starts the
+ * loads the API description, builds the Koa app with the viewer and the API reference, listens on the public and admin ports, starts the
  * components, and returns the addresses, the ports and a graceful `shutdown`.
  */
 import type { Config } from '../config';
@@ -22,6 +22,8 @@ import { createIngestMetrics } from '../observability/ingest-metrics';
 import { createRequestMetrics } from '../observability/request-metrics';
 import type { StoreProbe } from '../serving/store-probe';
 import { createViewerRoutes } from '../viewer/viewer-routes';
+import { defaultOpenApiAssetsDir, loadOpenApiDocument } from '../openapi/openapi-document';
+import { createReferenceRoutes } from '../openapi/reference-routes';
 import { startAll, stoppers } from './component';
 import { createShutdown, listen } from './lifecycle';
 import type { ReplicaOverrides, ReplicaPorts } from './overrides';
@@ -84,6 +86,11 @@ export async function buildReplica(
   let shuttingDown = false;
   let started = false;
 
+  const openApiAssetsDir = overrides.openApiAssetsDir ?? defaultOpenApiAssetsDir();
+  const openApi = loadOpenApiDocument(openApiAssetsDir);
+  if (openApi === undefined)
+    logger.warn({ dir: openApiAssetsDir }, 'API description not built: /openapi.json answers 503');
+
   const cors = createCorsPolicy(config.http.corsOrigins);
   const requestMetrics = createRequestMetrics(registry);
   const core = createCore({
@@ -95,6 +102,7 @@ export async function buildReplica(
     cors,
     cacheControl: config.http.cacheControl,
     baseUrl: createPublicUrlPolicy(config.http),
+    openApi,
     ...createGuardMetrics(registry, { defaultLimit: config.rate.limit }),
   });
   requestMetrics.prime(core.routes);
@@ -108,10 +116,13 @@ export async function buildReplica(
     core,
     writer,
     trustProxy: config.http.trustProxy,
-    extraRoutes: createViewerRoutes({
-      ...overrides.viewer,
-      demo: overrides.viewer?.demo ?? parts.demo,
-    }),
+    extraRoutes: [
+      createViewerRoutes({
+        ...overrides.viewer,
+        demo: overrides.viewer?.demo ?? parts.demo,
+      }),
+      createReferenceRoutes({ assetsDir: openApiAssetsDir }),
+    ],
   });
   const publicServer = createHttpServer({
     core,

@@ -77,6 +77,7 @@ it('exports request, limiter, auth, store, catalog and ingest metrics with bound
       '/tiles/:timestamp.pmtiles',
       '/tiles/:timestamp.json',
       '/tiles/:timestamp/:z/:x/:y.png',
+      '/openapi.json',
       'unmatched',
     ]),
   );

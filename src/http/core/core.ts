@@ -7,6 +7,9 @@
  *   point) ▸ rate limit (one point; 429) ▸ the route: validation (400), lookup (404),
  *   conditionals (304/412), ranges (206/416), bytes.
  *
+ * A route the table marks as needing no credentials (the API description) goes from the
+ * method step straight to its answer: no credentials, origin policy or rate-limit point.
+ *
  * `handle` returns the answer synchronously when everything it needs is in memory (the status
  * document, a cached window, a tile whose directories are decoded, a rendered TileJSON, every
  * error) and a promise otherwise (a lease renewal, a store read, a directory load). Errors
@@ -18,6 +21,7 @@ import type { StatusDocument } from '../../domain/status-document';
 import { HttpError, MethodNotAllowedError, TooManyRequestsError } from '../../errors';
 import type { KeyStore } from '../../domain/ports';
 import type { Logger } from '../../logger';
+import type { OpenApiDocument } from '../../openapi/openapi-document';
 import type { TileLocator } from '../../tiles/tile-locator';
 import { type Answer, errorAnswer, UNMATCHED_ROUTE } from './answer';
 import { createArchiveAnswerer } from './archive-answer';
@@ -32,7 +36,15 @@ import { createFailureAnswerer } from './failure';
 import { checkProtocol } from './protocol';
 import type { PublicBaseUrl } from './public-base-url';
 import type { CoreRequest } from './request';
-import { matchRoute, pathOf, ROUTES, type RouteKind, type RouteMatch } from './route-table';
+import { createOpenApiAnswerer } from './openapi-answer';
+import {
+  type CredentialedRoute,
+  type CredentialedRouteKind,
+  matchRoute,
+  type OpenRouteKind,
+  pathOf,
+  ROUTES,
+} from './route-table';
 import { createStatusAnswerer } from './status-answer';
 import { createTileAnswerer } from './tile-answer';
 import { createTileJsonAnswerer } from './tilejson-answer';
@@ -55,6 +67,8 @@ export interface CoreDeps {
   readonly cacheControl: 'private' | 'public';
   /** The public base URL of a request, for TileJSON (`public-base-url.ts`). */
   readonly baseUrl: (headers: CoreRequest['headers']) => PublicBaseUrl;
+  /** The API description served at `/openapi.json`, loaded once; undefined: never built (503). */
+  readonly openApi: OpenApiDocument | undefined;
   readonly onAuthFailure?: AuthFailureListener;
   readonly onRateDecision?: RateDecisionListener;
 }
@@ -78,6 +92,15 @@ type Handler = (
   caller: Caller,
 ) => Answer | Promise<Answer>;
 
+/** A request's route once it is known to need credentials, and its decoded parameters. */
+interface CredentialedMatch {
+  readonly route: CredentialedRoute;
+  readonly params: readonly string[];
+}
+
+/** What the handler of a route without credentials gets: the request alone. */
+type OpenHandler = (request: CoreRequest) => Answer | Promise<Answer>;
+
 export function createCore(deps: CoreDeps): Core {
   const authorise = createAuthoriser(deps.keys, deps.onAuthFailure);
   const onDecision = deps.onRateDecision ?? (() => {});
@@ -86,11 +109,15 @@ export function createCore(deps: CoreDeps): Core {
   const archive = createArchiveAnswerer(deps);
   const tile = createTileAnswerer(deps);
   const tileJson = createTileJsonAnswerer(deps);
-  const handlers: Record<RouteKind, Handler> = {
+  const openApi = createOpenApiAnswerer(deps.openApi);
+  const handlers: Record<CredentialedRouteKind, Handler> = {
     status: (request) => status(request.headers),
     archive: (request, [timestamp], caller) => archive(request, timestamp!, caller),
     tile: (request, params, caller) => tile(request, params, caller),
     tilejson: (request, [timestamp]) => tileJson(request, timestamp!),
+  };
+  const openHandlers: Record<OpenRouteKind, OpenHandler> = {
+    openapi: (request) => openApi(request.headers),
   };
 
   const fail = (
@@ -108,7 +135,7 @@ export function createCore(deps: CoreDeps): Core {
   /** The route's answer; a throw or a rejection becomes the error answer. */
   const run = (
     request: CoreRequest,
-    match: RouteMatch,
+    match: CredentialedMatch,
     caller: Caller,
     rate: RateDecision,
   ): Answer | Promise<Answer> => {
@@ -128,9 +155,21 @@ export function createCore(deps: CoreDeps): Core {
     return { ...answer, caller, rate };
   };
 
+  /** The answer of a route without credentials; a throw or a rejection becomes the error answer. */
+  const runOpen = (request: CoreRequest, kind: OpenRouteKind, route: string) => {
+    try {
+      const answer = openHandlers[kind](request);
+      return answer instanceof Promise
+        ? answer.catch((err: unknown) => fail(err, request, route))
+        : answer;
+    } catch (err) {
+      return fail(err, request, route);
+    }
+  };
+
   const afterRate = (
     request: CoreRequest,
-    match: RouteMatch,
+    match: CredentialedMatch,
     caller: Caller,
     rate: RateDecision,
   ): Answer | Promise<Answer> => {
@@ -145,7 +184,7 @@ export function createCore(deps: CoreDeps): Core {
 
   const afterAuth = (
     request: CoreRequest,
-    match: RouteMatch,
+    match: CredentialedMatch,
     authorisation: Authorisation,
   ): Answer | Promise<Answer> => {
     if (authorisation instanceof HttpError) return errorAnswer(authorisation, match.route.template);
@@ -177,13 +216,16 @@ export function createCore(deps: CoreDeps): Core {
         return { status: 204, route: match.route.template, headers: ['Allow', ALLOWED_METHODS] };
       return errorAnswer(new MethodNotAllowedError(ALLOWED_METHODS), match.route.template);
     }
+    const route = match.route;
+    if (!route.needsCredentials) return runOpen(request, route.kind, route.template);
+    const credentialed: CredentialedMatch = { route, params: match.params };
     const authorisation = authorise(request.headers, request.rawHeaders);
     if (authorisation instanceof Promise)
       return authorisation.then(
-        (settled) => afterAuth(request, match, settled),
-        (err: unknown) => fail(err, request, match.route.template),
+        (settled) => afterAuth(request, credentialed, settled),
+        (err: unknown) => fail(err, request, route.template),
       );
-    return afterAuth(request, match, authorisation);
+    return afterAuth(request, credentialed, authorisation);
   };
 
   return {

@@ -1,31 +1,48 @@
 /**
  * The one table of API routes: each route's template (also its metric label), how its path is
  * matched, and whether it needs credentials. The core matches requests against it; the
- * request metrics are primed from it. Templates use path-to-regexp syntax (the router syntax
+ * request metrics are primed from it. A route without credentials (the API description) skips
+ * the credential, origin and rate-limit steps: it costs no point and reports no
+ * `X-RateLimit-*` headers, so tools can read it before they have a key. Templates use path-to-regexp syntax (the router syntax
  * of @koa/router), compiled once: case-sensitive, no trailing slash, parameters one path
  * segment each, percent-decoded.
  */
 import { pathToRegexp } from 'path-to-regexp';
 
-/** What each route answers; the core has one handler per kind. */
-export type RouteKind = 'status' | 'archive' | 'tilejson' | 'tile';
+/** Routes that need `Authorization` and `X-App`; the core has one handler per kind. */
+export type CredentialedRouteKind = 'status' | 'archive' | 'tilejson' | 'tile';
+/** Routes anyone may read (no credentials, no rate-limit point). */
+export type OpenRouteKind = 'openapi';
+export type RouteKind = CredentialedRouteKind | OpenRouteKind;
 
-export interface Route {
-  readonly kind: RouteKind;
+interface RouteShape {
   /** path-to-regexp template, e.g. `/tiles/:timestamp.pmtiles`. */
   readonly template: string;
 }
+
+export type CredentialedRoute = RouteShape & {
+  readonly kind: CredentialedRouteKind;
+  readonly needsCredentials: true;
+};
+export type OpenRoute = RouteShape & {
+  readonly kind: OpenRouteKind;
+  readonly needsCredentials: false;
+};
+/** A route of the table: its kind says whether it needs credentials, and so does the flag. */
+export type Route = CredentialedRoute | OpenRoute;
 
 export const STATUS_ROUTE = '/status.json';
 export const ARCHIVE_ROUTE = '/tiles/:timestamp.pmtiles';
 export const TILEJSON_ROUTE = '/tiles/:timestamp.json';
 export const TILE_ROUTE = '/tiles/:timestamp/:z/:x/:y.png';
+export const OPENAPI_ROUTE = '/openapi.json';
 
 export const ROUTES: readonly Route[] = [
-  { kind: 'status', template: STATUS_ROUTE },
-  { kind: 'archive', template: ARCHIVE_ROUTE },
-  { kind: 'tilejson', template: TILEJSON_ROUTE },
-  { kind: 'tile', template: TILE_ROUTE },
+  { kind: 'status', template: STATUS_ROUTE, needsCredentials: true },
+  { kind: 'archive', template: ARCHIVE_ROUTE, needsCredentials: true },
+  { kind: 'tilejson', template: TILEJSON_ROUTE, needsCredentials: true },
+  { kind: 'tile', template: TILE_ROUTE, needsCredentials: true },
+  { kind: 'openapi', template: OPENAPI_ROUTE, needsCredentials: false },
 ];
 
 /** A matched route and its decoded parameters, in template order. */
