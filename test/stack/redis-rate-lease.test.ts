@@ -15,7 +15,7 @@ import {
 } from '../../src/adapters/redis/client';
 import { rateLimitKey } from '../../src/adapters/redis/keys';
 import { LEASE_SCRIPT, leaseDuration } from '../../src/adapters/redis/lease-script';
-import { IDLE_HAND_BACK_MS } from '../../src/adapters/redis/quota-lease';
+import { IDLE_HAND_BACK_MS } from '../../src/adapters/redis/quota-lease-types';
 import {
   createRedisRateLimiter,
   type RedisRateLimiter,

@@ -33,7 +33,8 @@ import { RATE_LIMIT_KEY_PREFIX } from './keys';
 import { LEASE_SCRIPT, leaseDuration, type LeaseCall, type LeaseGuard } from './lease-script';
 import { createLeasingLimiter, type LeaseReply } from './leasing-limiter';
 import { createOutageLedger, type Carry } from './outage-ledger';
-import { createQuotaLease, type LeaseDecision, type LeaseGrant } from './quota-lease';
+import { createQuotaLease } from './quota-lease';
+import type { LeaseDecision, LeaseGrant } from './quota-lease-types';
 
 export interface RedisRateLimiterOptions {
   /** Command client (`createRedisClient`): no offline queue, bounded command timeout. */
