@@ -4,6 +4,7 @@
  * can write (pngjs only decodes palette images; tests decode ours with it).
  */
 import { deflateSync } from 'node:zlib';
+import { crc32 } from '../shared/crc32';
 
 /** Bit depths allowed for colour type 3. */
 export type IndexedBitDepth = 1 | 2 | 4 | 8;
@@ -26,22 +27,6 @@ export interface IndexedPngOptions {
 }
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-const CRC_TABLE = (() => {
-  const table = new Int32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c;
-  }
-  return table;
-})();
-
-function crc32(bytes: Uint8Array, start: number, end: number): number {
-  let c = -1;
-  for (let i = start; i < end; i++) c = CRC_TABLE[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
-  return (c ^ -1) >>> 0;
-}
 
 function chunk(type: string, data: Uint8Array): Buffer {
   const out = Buffer.alloc(12 + data.length);
