@@ -1,5 +1,5 @@
 /**
- * `createRadarClient`: the entry point for map developers. It follows SPEC.md's client flow
+ * `createRadarClient`: the entry point for map developers. It follows the API's client flow
  * (read `/status.json`, then archives by a listed timestamp) and hides the details each map
  * would otherwise rediscover: both auth headers on every range request, 429 handling, and
  * validation of the status record.

@@ -48,7 +48,7 @@ const COMPRESS: Record<Exclude<StatusEncoding, 'identity'>, (body: Buffer) => Bu
     }),
 };
 
-/** Renders exactly the three SPEC fields; `undefined` when nothing is published yet. */
+/** Renders exactly the three public fields; `undefined` when nothing is published yet. */
 export function renderStatus(
   snapshot: CatalogSnapshot,
   healthy: boolean,

@@ -200,7 +200,7 @@ export function benchmarksMarkdown(
   lines.push(`![latency and throughput per run](${chartPath})`);
   lines.push('');
   lines.push(
-    `## Targets (issue 10's table; issue 5's kept where issue 10 is silent): ${met} met, ${missed} missed, ${targets.length - met - missed} not measurable here`,
+    `## Targets: ${met} met, ${missed} missed, ${targets.length - met - missed} not measurable here`,
   );
   lines.push('');
   lines.push(
@@ -256,7 +256,9 @@ export function benchmarksMarkdown(
     lines.push('');
   }
   if (results.profiles && results.profiles.length > 0) {
-    lines.push('## CPU profile of a replica, per pipeline part (before and after issue 10)');
+    lines.push(
+      '## CPU profile of a replica, per pipeline part (before and after the lean request pipeline)',
+    );
     lines.push('');
     lines.push(
       'One replica started with `node --cpu-prof --cpu-prof-interval=200`, direct load of the scenario for the measured window; ' +

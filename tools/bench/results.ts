@@ -60,7 +60,7 @@ export interface BenchResults {
   readonly leaseAccuracy?: LeaseAccuracy[];
   /** Per-part CPU breakdown of a profiled replica, this run. */
   readonly profiles?: ProfileBreakdown[];
-  /** The same breakdown measured before issue 10's pipeline pass (stored file). */
+  /** The same breakdown measured before the lean request pipeline (stored file). */
   readonly profilesBefore?: {
     readonly measuredAt: string;
     readonly code: string;
@@ -152,7 +152,7 @@ export interface TargetInputs {
   readonly idleCpu?: IdleCpu;
 }
 
-/** Every target of issue 10's table (and the kept ones of issue 5) that this run measured. */
+/** Every benchmark target (BENCHMARKS.md, "Targets") that this run measured. */
 export function evaluateTargets(
   runs: readonly RunRecord[],
   publish: PublishVisibleResult | undefined,

@@ -1,5 +1,5 @@
 /**
- * The scenarios of issue 5, each measured against its baselines in adjacent runs (so drift of
+ * The benchmark scenarios, each measured against its baselines in adjacent runs (so drift of
  * a noisy machine hits both sides of a ratio alike). BENCHMARKS.md describes each one.
  */
 import fs from 'node:fs/promises';
