@@ -9,12 +9,11 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { PNG } from 'pngjs';
 import type { RedisRateLimiter } from '../../src/adapters/redis/rate-limiter';
 import { COLOUR_SCHEMES, schemeRgba } from '../../src/render/colour-schemes';
 import { EMPTY_TILE_PNG } from '../../src/tiles/empty-tile';
 import { buildLegend, type Legend } from '../../src/tiles/legend-document';
-import { FOREIGN_TILE, schemeArchive, variantAt, variantIndex } from '../fixtures/palette-tiles';
+import { FOREIGN_TILE, schemeArchive, schemePixelMismatches } from '../fixtures/palette-tiles';
 import {
   APPS,
   auth,
@@ -37,18 +36,10 @@ const tilePath = (scheme: string | undefined, [z, x, y]: readonly number[], ts =
     ? `/tiles/${ts}/${z}/${x}/${y}.png`
     : `/tiles/${ts}/${scheme}/${z}/${x}/${y}.png`;
 
-/** Every pixel of `png` has the colour `scheme` gives the index the fixture stored there. */
+/** Every pixel of `png` has the colour `schemeId` gives the index the fixture stored there. */
 function expectSchemePixels(png: Buffer, schemeId: string, [z, x, y]: readonly number[]): void {
   const palette = schemeRgba(COLOUR_SCHEMES.find((s) => s.id === schemeId)!);
-  const variant = variantAt(z!, x!, y!)!;
-  const decoded = PNG.sync.read(png);
-  let wrong = 0;
-  for (let py = 0; py < 256; py++)
-    for (let px = 0; px < 256; px++) {
-      const at = (py * 256 + px) * 4;
-      const want = palette[variantIndex(variant, px, py)]!;
-      if (decoded.data.subarray(at, at + 4).join() !== want.join()) wrong += 1;
-    }
+  const wrong = schemePixelMismatches(png, palette, z!, x!, y!);
   expect({ schemeId, wrong }).toEqual({ schemeId, wrong: 0 });
 }
 
