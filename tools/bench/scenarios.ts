@@ -104,6 +104,32 @@ export async function tileScenario({ opts, runner, topo, frames }: ScenarioConte
   for (const e of [node, nginxStatic, api, edge]) await runner.measure('tile', e, load);
 }
 
+/**
+ * The same 64 hot tiles in a colour scheme (`/tiles/{ts}/cividis/{z}/{x}/{y}.png`): the tile
+ * route plus the palette rewrite. Run with `tile`; its replica and edge rows are the baseline
+ * (the `scheme tile` target: within 10 % of the plain tile).
+ */
+export async function schemeTileScenario({
+  opts,
+  runner,
+  topo,
+  frames,
+}: ScenarioContext): Promise<void> {
+  const tiles = await hotTiles(frames[0]!, 64);
+  if (tiles.length === 0) throw new Error('the newest archive holds no tiles at zoom 5-6');
+  const scheme = (p: string) => p.replace(/^(\/tiles\/[0-9]{12})\//, `$1/${BENCH_SCHEME}/`);
+  const { direct: api, edge } = topo.endpoints;
+  const load = {
+    sequences: [tiles.map((t) => ({ path: scheme(t.path) }))],
+    expect: [200],
+    connections: opts.connections,
+  };
+  for (const e of [api, edge]) await runner.measure('scheme-tile', e, load);
+}
+
+/** The scheme of the scheme-tile scenario (any scheme costs the same rewrite). */
+export const BENCH_SCHEME = 'cividis';
+
 async function chmodTree(dir: string): Promise<void> {
   await fs.chmod(dir, 0o755);
   for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
