@@ -4,7 +4,7 @@
  * can write (pngjs only decodes palette images; tests decode ours with it).
  */
 import { deflateSync } from 'node:zlib';
-import { crc32 } from '../shared/crc32';
+import { pngChunk } from './png-crc';
 
 /** Bit depths allowed for colour type 3. */
 export type IndexedBitDepth = 1 | 2 | 4 | 8;
@@ -29,12 +29,8 @@ export interface IndexedPngOptions {
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 function chunk(type: string, data: Uint8Array): Buffer {
-  const out = Buffer.alloc(12 + data.length);
-  out.writeUInt32BE(data.length, 0);
-  out.write(type, 4, 'latin1');
-  out.set(data, 8);
-  out.writeUInt32BE(crc32(out, 4, 8 + data.length), 8 + data.length);
-  return out;
+  const bytes = pngChunk(type, data);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * Counts radar pixels in a browser screenshot: pixels within 2 per channel of a reflectivity
  * palette colour (rounding in the GL pipeline), split by whether they fall in a set of boxes.
+ * The palette is the renderer's (NWS) unless another scheme's colours are given.
  */
 import { PNG } from 'pngjs';
 import { paletteRgba } from '../../src/render/palette';
@@ -12,28 +13,36 @@ export interface PixelBox {
   readonly bottom: number;
 }
 
-let lookup: Map<number, number> | undefined;
+/** A colour per step (index 0, the transparent entry, excluded): `[r, g, b, ...]`. */
+export type StepColours = ReadonlyArray<readonly number[]>;
 
-function paletteLookup(): Map<number, number> {
+const lookups = new Map<string, Map<number, number>>();
+
+function paletteLookup(colours: StepColours): Map<number, number> {
+  const key = colours.map((c) => c.slice(0, 3).join()).join(';');
+  let lookup = lookups.get(key);
   if (lookup) return lookup;
   lookup = new Map();
-  paletteRgba()
-    .slice(1)
-    .forEach(([r, g, b], index) => {
-      for (let dr = -2; dr <= 2; dr++)
-        for (let dg = -2; dg <= 2; dg++)
-          for (let db = -2; db <= 2; db++)
-            lookup!.set(((r + dr) << 16) | ((g + dg) << 8) | (b + db), index);
-    });
+  colours.forEach(([r, g, b], index) => {
+    for (let dr = -2; dr <= 2; dr++)
+      for (let dg = -2; dg <= 2; dg++)
+        for (let db = -2; db <= 2; db++)
+          lookup!.set(((r! + dr) << 16) | ((g! + dg) << 8) | (b! + db), index);
+  });
+  lookups.set(key, lookup);
   return lookup;
 }
 
 /**
  * Palette pixels of `png`: total, how many fall in any of `boxes`, distinct colours seen
- * anywhere and inside the boxes.
+ * anywhere and inside the boxes. `steps`: the colours of a scheme (default: the NWS palette).
  */
-export function countPalettePixels(png: PNG, boxes: readonly PixelBox[] = []) {
-  const colours = paletteLookup();
+export function countPalettePixels(
+  png: PNG,
+  boxes: readonly PixelBox[] = [],
+  steps: StepColours = paletteRgba().slice(1),
+) {
+  const colours = paletteLookup(steps);
   let total = 0;
   let inBoxes = 0;
   const seen = new Set<number>();

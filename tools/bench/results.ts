@@ -190,6 +190,18 @@ export function evaluateTargets(
     out.push(
       ...rpsRatio(
         runs,
+        'scheme tile direct',
+        '>= 0.9 x the same hot tiles plain, measured just before (req/s and server CPU per request)',
+        ['scheme-tile', 'replica (direct)'],
+        ['scheme-tile', 'replica (direct), the same tiles plain'],
+        0.9,
+        0.9,
+        generator,
+      ),
+    );
+    out.push(
+      ...rpsRatio(
+        runs,
         'map-client through nginx, 2 replicas',
         '>= 0.35 x nginx serving the same files',
         ['map-client', 'nginx + 2 replicas'],

@@ -83,6 +83,26 @@ describe('evaluateTargets', () => {
   });
 });
 
+describe('the scheme tile target', () => {
+  it('compares the scheme tiles with the same tiles plain, measured just before, within 10 %', () => {
+    const verdict = (schemeRps: number) =>
+      new Map(
+        evaluateTargets(
+          [
+            run('scheme-tile', 'replica (direct), the same tiles plain', 10_000),
+            run('scheme-tile', 'replica (direct)', schemeRps),
+          ],
+          undefined,
+          64,
+        ).map((t) => [t.name, t]),
+      );
+    expect(verdict(9_500).get('scheme tile direct')).toMatchObject({ limit: 0.9, met: true });
+    expect(verdict(9_500).get('scheme tile direct, CPU cost')?.met).toBe(true);
+    expect(verdict(8_500).get('scheme tile direct')).toMatchObject({ value: 0.85, met: false });
+    expect(verdict(8_500).get('scheme tile direct, CPU cost')?.met).toBe(false);
+  });
+});
+
 describe('firstTouchWindows', () => {
   it('reads one 16 KiB window inside every block, never across a block edge', () => {
     const frames = [
