@@ -12,7 +12,7 @@
  */
 import http from 'node:http';
 import type { KeyUsage } from '../../src/domain/usage-report';
-import type { RawResponse } from './http-client';
+import { request, type RawResponse } from './http-client';
 
 interface KeyLedger {
   requests: number;
@@ -156,4 +156,58 @@ export function usageMismatches(
   if (got.bytes < low || got.bytes > high)
     problems.push(`${key}: bytes ${got.bytes} outside [${low}, ${high}]`);
   return problems;
+}
+
+/** What one round of the mix sends with. */
+export interface UsageMixPlan {
+  readonly baseUrl: string;
+  /** The main key (a limit no run reaches) and a key with a small limit (429s). */
+  readonly main: { readonly id: string; readonly headers: Record<string, string> };
+  readonly limited: { readonly id: string; readonly headers: Record<string, string> };
+  /** A published archive (ranges, 304, 416, HEAD) and a large one (abandoned downloads). */
+  readonly archive: { readonly timestamp: string; readonly size: number };
+  readonly big?: string;
+  /** Requests of the limited key (past its limit: 429s). */
+  readonly limitedRequests?: number;
+}
+
+/**
+ * One round of the mix every usage test sends, recorded in `ledger`: status 200 and 304,
+ * ranges (206), an unsatisfiable range (416), HEAD, an unpublished (404) and a malformed
+ * (400) timestamp, TileJSON, the main key with an unknown app (401, counted for the key), the
+ * limited key until it is refused (429), and an abandoned download when `big` is given.
+ */
+export async function sendUsageMix(plan: UsageMixPlan, ledger: UsageLedger): Promise<void> {
+  const { main, limited, archive } = plan;
+  const send = async (
+    key: string,
+    path: string,
+    headers: Record<string, string>,
+    method = 'GET',
+  ) => {
+    const res = await request(plan.baseUrl, path, { method, headers, timeoutMs: 15_000 });
+    ledger.answered(key, method === 'HEAD' ? { status: res.status, body: Buffer.alloc(0) } : res);
+    return res;
+  };
+  const tiles = `/tiles/${archive.timestamp}.pmtiles`;
+  const status = await send(main.id, '/status.json', main.headers);
+  await send(main.id, '/status.json', {
+    ...main.headers,
+    'If-None-Match': String(status.headers.etag),
+  });
+  await send(main.id, tiles, { ...main.headers, Range: 'bytes=0-16383' });
+  await send(main.id, tiles, { ...main.headers, Range: 'bytes=16384-40000' });
+  await send(main.id, tiles, { ...main.headers, Range: `bytes=${archive.size + 1}-` });
+  await send(main.id, tiles, main.headers, 'HEAD');
+  await send(main.id, '/tiles/200001010000.pmtiles', main.headers);
+  await send(main.id, '/tiles/20000101.pmtiles', main.headers);
+  await send(main.id, `/tiles/${archive.timestamp}.json`, main.headers);
+  await send(main.id, '/status.json', { ...main.headers, 'X-App': 'Bearer no-such-app' });
+  for (let i = 0; i < (plan.limitedRequests ?? 12); i++)
+    await send(limited.id, '/status.json', limited.headers);
+  if (plan.big !== undefined)
+    ledger.abandonedDownload(
+      main.id,
+      await abandonDownload(plan.baseUrl, `/tiles/${plan.big}.pmtiles`, main.headers, 32 * 1024),
+    );
 }
