@@ -120,6 +120,10 @@ interface Tally {
   byHour: Map<number, { requests: number; points: number }>;
 }
 
+/**
+ * The report of `entries` within the scope's hours and keys, with each key's apps and limit
+ * from `registry` (as it is now). Keys without requests in those hours are left out.
+ */
 export function buildUsageReport(
   entries: readonly UsageEntry[],
   registry: KeyRegistryData,

@@ -18,6 +18,7 @@ export function formatBytes(bytes: number): string {
   return `${value.toFixed(1)} ${units[unit]}`;
 }
 
+/** The report as lines of text: a heading, one line per key, a total. */
 export function usageTable(report: UsageReport): string {
   const head = `usage ${report.from} to ${report.to} (${report.hours} h; share: peak hour against the key's limit per ${report.windowS} s window)`;
   if (report.keys.length === 0) return `${head}\nno requests named a key in these hours`;

@@ -23,6 +23,7 @@ export interface UsageReadings {
   readonly now?: () => number;
 }
 
+/** Registers the usage metrics on `registry`; returns the flusher's listeners. */
 export function createUsageMetrics(registry: Registry, read: UsageReadings): UsageFlushEvents {
   const now = read.now ?? Date.now;
   const flushes = new Counter({

@@ -62,6 +62,7 @@ export const MAX_BATCH_ENTRIES = 500;
 /** At most one warning per this long while the store fails. */
 const FAILURE_LOG_INTERVAL_MS = 30_000;
 
+/** A flusher of `meter` into `store`; `start` begins the ticks, `stop` ends with a last flush. */
 export function createUsageFlusher(options: UsageFlusherOptions): UsageFlusher {
   const { meter, store, logger } = options;
   const source = options.source ?? usageSource();
@@ -69,6 +70,7 @@ export function createUsageFlusher(options: UsageFlusherOptions): UsageFlusher {
   let seq = 0;
   /** Batches taken and not yet acknowledged, oldest first; sent in order. */
   let pending: UsageBatch[] = [];
+  /** The flush in progress (flushes run one after the other; this one never rejects). */
   let running: Promise<boolean> = Promise.resolve(true);
   let timer: NodeJS.Timeout | undefined;
   let failingSince: number | undefined;
@@ -129,8 +131,18 @@ export function createUsageFlusher(options: UsageFlusherOptions): UsageFlusher {
     return true;
   };
 
+  /** `flushOnce`, and a failure nobody planned for logged as a failed flush, never thrown. */
+  const guarded = async (): Promise<boolean> => {
+    try {
+      return await flushOnce();
+    } catch (err) {
+      logger.error({ err }, 'usage: flush failed unexpectedly; counts kept');
+      return false;
+    }
+  };
+
   const flush = () => {
-    running = running.then(flushOnce, flushOnce);
+    running = running.then(guarded);
     return running;
   };
 

@@ -85,6 +85,7 @@ class FieldSlots {
   }
 }
 
+/** An empty meter; the request recorder counts into it, the flusher takes from it. */
 export function createUsageMeter(options: UsageMeterOptions): UsageMeter {
   const now = options.now ?? Date.now;
   const slots = new FieldSlots();

@@ -74,6 +74,7 @@ export function parseUsageFile(text: string, file: string): UsageFileData {
   return parsed.data;
 }
 
+/** The usage store in `file`; a missing file reads as no usage and is created by the first batch. */
 export function createFileUsageStore(options: FileUsageStoreOptions): UsageStore {
   const { file, logger } = options;
   const now = options.now ?? Date.now;

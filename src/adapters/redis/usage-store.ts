@@ -82,6 +82,7 @@ export interface RedisUsageStoreOptions {
   readonly logger: Logger;
 }
 
+/** The usage store on `client` (the replica's command connection; its owner closes it). */
 export function createRedisUsageStore(options: RedisUsageStoreOptions): UsageStore {
   const { client, logger } = options;
   const keepS = Math.round(options.retentionDays * 86_400);
