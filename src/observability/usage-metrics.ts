@@ -14,7 +14,7 @@ import type { UsageFlushEvents } from '../serving/usage-flusher';
 export const TOP_KEYS = 10;
 
 export interface UsageReadings {
-  /** Key-hours the replica holds and the store has not acknowledged (meter + pending). */
+  /** Key-hours the replica holds: the meter's (this hour's keys, unflushed ones) and pending batches'. */
   readonly held: () => number;
   /** The store the top keys are read from (fleet-wide with Redis). */
   readonly store: UsageStore;
@@ -40,7 +40,7 @@ export function createUsageMetrics(registry: Registry, read: UsageReadings): Usa
   });
   new Gauge({
     name: 'radar_usage_held_entries',
-    help: 'Key-hours of usage this replica holds that the usage store has not acknowledged yet.',
+    help: "Key-hours of usage this replica holds: this hour's keys, and counts the usage store has not acknowledged yet.",
     registers: [registry],
     collect() {
       this.set(read.held());

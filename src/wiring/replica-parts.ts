@@ -207,6 +207,7 @@ export async function assembleReplica(
   });
   // Last to start, first to stop: its final flush runs once the drain has recorded everything.
   components.push(...usage.components);
+  const registryReader = keyRegistryReader(config.keys, useRedis);
   const connections = [
     // After the final flush, before the Redis client closes.
     closer('usage-store', () => usage.store.close()),
@@ -231,6 +232,6 @@ export async function assembleReplica(
     components,
     connections,
     usage,
-    registry: keyRegistryReader(config.keys, useRedis),
+    registry: registryReader,
   };
 }
