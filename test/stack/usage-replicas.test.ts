@@ -189,8 +189,9 @@ it('a SIGKILL loses at most what the killed replica answered in its last flush i
   await new Promise((resolve) => setTimeout(resolve, 3 * FLUSH_S * 1000));
   const counted = (await adminReport()).keys.find((k) => k.key === MAIN)!.requests;
   const lost = ledger.requests(MAIN) - counted;
-  // One flush interval, plus a second for a late timer and the flush's round trip on a busy machine.
-  const windowMs = FLUSH_S * 1000 + 1000;
+  // One flush interval, plus 2 s for a late timer and the flush's round trip on a busy machine
+  // (the 80 requests take over 4 s, so the bound still excludes the older ones).
+  const windowMs = FLUSH_S * 1000 + 2000;
   const inLastInterval = answeredAt.filter((t) => t > killedAt - windowMs).length;
   await reportFault('usage-sigkill', {
     sentToVictim: answeredAt.length,
