@@ -48,6 +48,23 @@ export type KeysBackend =
 /** Where rate-limit windows live: this process or Redis (shared by every replica). */
 export type LimiterBackend = { readonly kind: 'memory' } | RedisBackend;
 
+/** Where usage counts are added up: Redis (shared by every replica) or a file. */
+export type UsageBackend = { readonly kind: 'file'; readonly path: string } | RedisBackend;
+
+/** Per-key usage counting (docs/usage.md). */
+export interface UsageSettings {
+  /** `RADAR_USAGE`: count usage (the CLI and `/usage` read it either way). */
+  readonly enabled: boolean;
+  /** `RADAR_USAGE_FLUSH_S`: how often a replica hands its counts to the store. */
+  readonly flushS: number;
+  /** `RADAR_USAGE_RETENTION_DAYS`: days an hour's counts are kept after the hour ends. */
+  readonly retentionDays: number;
+  /** `RADAR_USAGE_MAX_ENTRIES`: key-hours a replica holds unflushed at most. */
+  readonly maxEntries: number;
+  /** Redis when `REDIS_URL` is set, else `RADAR_USAGE_FILE` (default `usage.json` beside the key file). */
+  readonly store: UsageBackend;
+}
+
 /** The public listener and the HTTP behaviour around the core. */
 export interface HttpSettings {
   readonly port: number;
@@ -128,6 +145,7 @@ export interface Config {
   readonly rate: RateSettings;
   readonly publication: PublicationSettings;
   readonly reads: ReadSettings;
+  readonly usage: UsageSettings;
   /** `RADAR_INGEST_POLL_S`: the ingest worker's periodic listing. */
   readonly ingestPollS: number;
   /** The data directory (`RADAR_DATA_DIR`), absolute. */

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { ArchivesBackend, Config } from './config-types';
 import { publicHost } from './shared/public-host';
+import { USAGE_FILE_NAME } from './domain/usage';
 import { limitProblem, SIM_LIMITS } from './sim/limits';
 
 export type * from './config-types';
@@ -68,6 +69,11 @@ const schema = z.object({
   RADAR_SEND_TIMEOUT_S: positiveInt.default(30),
   RADAR_STORE_READS_PER_KEY: positiveInt.default(128),
   RADAR_STORE_READS_PER_CLIENT: positiveInt.default(32),
+  RADAR_USAGE: boolFlag.default(true),
+  RADAR_USAGE_FLUSH_S: z.coerce.number().min(0.1).max(3600).default(5),
+  RADAR_USAGE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3660).default(35),
+  RADAR_USAGE_MAX_ENTRIES: z.coerce.number().int().min(100).max(10_000_000).default(20_000),
+  RADAR_USAGE_FILE: optionalText,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -176,6 +182,21 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
       cacheMb: e.RADAR_CACHE_MB,
       perKey: e.RADAR_STORE_READS_PER_KEY,
       perClient: e.RADAR_STORE_READS_PER_CLIENT,
+    },
+    usage: {
+      enabled: e.RADAR_USAGE,
+      flushS: e.RADAR_USAGE_FLUSH_S,
+      retentionDays: e.RADAR_USAGE_RETENTION_DAYS,
+      maxEntries: e.RADAR_USAGE_MAX_ENTRIES,
+      store:
+        redis ??
+        ({
+          kind: 'file',
+          path: path.resolve(
+            cwd,
+            e.RADAR_USAGE_FILE ?? path.join(path.dirname(keysFile!), USAGE_FILE_NAME),
+          ),
+        } as const),
     },
     ingestPollS: e.RADAR_INGEST_POLL_S,
     dataDir,

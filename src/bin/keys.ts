@@ -7,6 +7,9 @@ import { generateApiKey, KeyFileError } from '../keys/key-file-format';
 import { ConfigError, loadConfig } from '../config';
 import * as commands from '../keys/key-commands';
 import { openKeyAdmin, type KeyAdmin } from '../wiring/keys';
+import { parseSince } from '../domain/usage-report';
+import { usageTable } from '../keys/usage-table';
+import { openUsageReader, usageReport, UsageFileError } from '../wiring/usage';
 
 const USAGE = `usage: npm run keys -- <command> [args] [--file keys.json]
 (store: --file, else RADAR_KEYS_FILE, else ./keys.json without REDIS_URL, else Redis)
@@ -18,7 +21,10 @@ const USAGE = `usage: npm run keys -- <command> [args] [--file keys.json]
                                                   no --origin: any origin)
   require-origin <key-id> | allow-no-origin <key-id>
   disable-key <key-id> | enable-key <key-id> | remove-key <key-id>
-  disable-app <app-id> | enable-app <app-id> | remove-app <app-id>`;
+  disable-app <app-id> | enable-app <app-id> | remove-app <app-id>
+  usage [--key <key-id>] [--app <app-id>] [--since 24h|7d] [--json]
+        (requests, bytes, refused, peak hour and share of the limit per key; from Redis with
+         REDIS_URL, else RADAR_USAGE_FILE or usage.json beside the key file)`;
 
 /**
  * The configured registry: `--file`, else `RADAR_KEYS_FILE` (or ./keys.json in embedded
@@ -39,6 +45,9 @@ async function main(argv: string[]): Promise<number> {
       limit: { type: 'string' },
       origin: { type: 'string', multiple: true },
       'require-origin': { type: 'boolean' },
+      key: { type: 'string' },
+      since: { type: 'string' },
+      json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -47,6 +56,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return command === undefined && !values.help ? 2 : 0;
   }
+  if (command === 'usage') return usage(values);
   const admin = openAdmin(values.file);
   const { store } = admin;
   try {
@@ -117,13 +127,62 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
+/**
+ * `usage`: the report of the configured usage store (the key file given with `--file` puts the
+ * usage file beside it, as a replica would), with each key's apps and limit from the registry.
+ */
+async function usage(values: {
+  file?: string;
+  key?: string;
+  app?: string[];
+  since?: string;
+  json?: boolean;
+}): Promise<number> {
+  const hours = parseSince(values.since ?? '24h');
+  if (typeof hours === 'string') throw new commands.KeyCommandError(hours);
+  if ((values.app?.length ?? 0) > 1) throw new commands.KeyCommandError('usage takes one --app');
+  const config = loadConfig(
+    values.file === undefined ? process.env : { ...process.env, RADAR_KEYS_FILE: values.file },
+  );
+  const admin = openAdmin(values.file);
+  try {
+    if (!(await admin.exists()))
+      throw new commands.KeyCommandError(`${admin.describe} does not exist`);
+    const registry = await admin.store.load();
+    const where =
+      config.usage.store.kind === 'file' ? `usage file ${config.usage.store.path}` : 'Redis';
+    const reader = await openUsageReader(config.usage).catch((err: Error) => {
+      throw new commands.KeyCommandError(`cannot read usage from ${where}: ${err.message}`);
+    });
+    try {
+      const report = await usageReport(reader.store, registry, config.rate, {
+        hours,
+        ...(values.key !== undefined ? { key: values.key } : {}),
+        ...(values.app?.[0] !== undefined ? { app: values.app[0] } : {}),
+      }).catch((err: Error) => {
+        if (err instanceof UsageFileError) throw err;
+        throw new commands.KeyCommandError(`cannot read usage from ${where}: ${err.message}`);
+      });
+      process.stdout.write(
+        values.json ? `${JSON.stringify(report, null, 2)}\n` : `${usageTable(report)}\n`,
+      );
+    } finally {
+      await reader.close();
+    }
+  } finally {
+    await admin.close();
+  }
+  return 0;
+}
+
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
     const known =
       err instanceof commands.KeyCommandError ||
       err instanceof ConfigError ||
-      err instanceof KeyFileError;
+      err instanceof KeyFileError ||
+      err instanceof UsageFileError;
     process.stderr.write(
       `keys: ${known ? (err as Error).message : ((err as Error).stack ?? String(err))}\n`,
     );

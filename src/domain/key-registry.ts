@@ -58,7 +58,7 @@ export function createKeyRegistry(data: KeyRegistryData, defaultLimit: number): 
         return { outcome: 'unauthenticated', reason: 'unknown-key' };
       }
       const app = apps.get(appId);
-      if (!app) return { outcome: 'unauthenticated', reason: 'unknown-app' };
+      if (!app) return { outcome: 'unauthenticated', reason: 'unknown-app', keyId: key.id };
       if (key.disabled) return { outcome: 'forbidden', reason: 'key-disabled', keyId: key.id };
       if (app.disabled) return { outcome: 'forbidden', reason: 'app-disabled', keyId: key.id };
       if (!key.apps.includes(app.id))

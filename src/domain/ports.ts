@@ -6,6 +6,7 @@
 import type { Readable } from 'node:stream';
 import type { KeyRegistryData } from './key-records';
 import type { OriginPolicy } from './origin-policy';
+import type { UsageBatch, UsageEntry } from './usage';
 
 /** What the service knows about one published archive; served without touching the store. */
 export interface ArchiveMeta {
@@ -145,7 +146,13 @@ export interface CatalogWriter {
 
 /** Result of checking a request's credentials. */
 export type AuthDecision =
-  | { readonly outcome: 'unauthenticated'; readonly reason: 'unknown-key' | 'unknown-app' }
+  | { readonly outcome: 'unauthenticated'; readonly reason: 'unknown-key' }
+  | {
+      readonly outcome: 'unauthenticated';
+      readonly reason: 'unknown-app';
+      /** The key is known (its hash matched): usage counts the refusal for it. */
+      readonly keyId: string;
+    }
   | {
       readonly outcome: 'forbidden';
       readonly reason: 'key-disabled' | 'app-disabled' | 'app-not-bound';
@@ -221,6 +228,34 @@ export interface KeyAdminStore {
 /** The registry changed between load and save; the edit should be made again on fresh data. */
 export class KeyAdminConflictError extends Error {
   override readonly name = 'KeyAdminConflictError';
+}
+
+// ---- Usage: per-key counts by hour (`domain/usage.ts`), kept in Redis when `REDIS_URL` is
+// set (`adapters/redis/usage-store.ts`) and otherwise in a file beside the key file
+// (`adapters/fs/usage-file.ts`); opened only by `wiring/usage.ts`.
+
+/** One key's place in the busiest keys of an hour. */
+export interface UsageRank {
+  readonly keyId: string;
+  readonly requests: number;
+}
+
+/** Where usage counts are added up and read back, whichever replica counted them. */
+export interface UsageStore {
+  /**
+   * Adds the batch's counts. At most once per (`source`, `seq`): a batch whose `seq` is not
+   * above the highest applied for its source changes nothing, so a retry after a lost reply
+   * never counts twice. Rejects when the store cannot be reached (the caller keeps the batch).
+   */
+  apply(batch: UsageBatch): Promise<void>;
+  /**
+   * Counts of the hours `fromHour`..`toHour` (inclusive), of every key or of `keyIds` only;
+   * one entry per key and hour that has counts.
+   */
+  read(fromHour: number, toHour: number, keyIds?: readonly string[]): Promise<UsageEntry[]>;
+  /** The `n` keys with the most requests in `hour`, busiest first. */
+  top(hour: number, n: number): Promise<UsageRank[]>;
+  close(): Promise<void>;
 }
 
 // ---- Producers: where rendered archives are published. A published archive is immutable:

@@ -74,16 +74,19 @@ export function createAnswerWriter(deps: AnswerWriterDeps): AnswerWriter {
     requestId: string,
     started: number,
     finished: boolean,
+    /** Body bytes handed to the response so far (a cut stream's part). */
+    sent = 0,
   ) =>
     recorder.record({
       requestId,
       method: req.method ?? 'GET',
       route: answer.route,
       status: finished ? answer.status : 499, // 499: the client went away
-      bytes: answer.length ?? 0,
+      bytes: finished ? (answer.length ?? 0) : Math.min(sent, answer.length ?? sent),
       finished,
       seconds: (performance.now() - started) / 1000,
       caller: answer.caller,
+      refusedKey: answer.refusedKey,
       ip: () => clientAddressOf(req.headers, req.socket.remoteAddress, deps.trustProxy),
       bytesWritten: () => res.socket?.bytesWritten ?? 0,
     });
@@ -114,10 +117,15 @@ export function createAnswerWriter(deps: AnswerWriterDeps): AnswerWriter {
       // byte, so a short body must not look complete); a response that closes early (client
       // gone, send timeout) destroys the read.
       const stream = body;
+      // What the stream hands the response: the bytes a cut response counts (docs/usage.md).
+      let sent = 0;
+      stream.on('data', (chunk: Buffer) => {
+        sent += chunk.length;
+      });
       stream.once('error', (err) => res.destroy(err));
       res.once('close', () => {
         if (!stream.destroyed) stream.destroy();
-        record(req, res, answer, requestId, started, res.writableFinished);
+        record(req, res, answer, requestId, started, res.writableFinished, sent);
       });
       stream.pipe(res);
     },

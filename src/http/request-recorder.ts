@@ -1,12 +1,16 @@
 /**
- * One structured log line and one set of metrics per request, recorded when the response is
- * finished or aborted: route template (never the raw path), method, status, bytes, duration,
- * key id, app id and request id. The request id comes from `X-Request-Id` (set by nginx) when
- * it is well-formed, else is generated, and is echoed on the response.
+ * One structured log line, one set of metrics and one usage count per request, recorded when
+ * the response is finished or aborted: route template (never the raw path), method, status,
+ * bytes, duration, key id, app id and request id. The request id comes from `X-Request-Id`
+ * (set by nginx) when it is well-formed, else is generated, and is echoed on the response.
+ * Usage counts every request that named a known key (allowed, or refused for that key) under
+ * that key; requests without one (no or unknown key, preflights, the API description) are not
+ * usage (docs/usage.md).
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../logger';
 import type { Tally } from '../observability/tally';
+import type { UsageCounter } from '../serving/usage-meter';
 import type { Caller } from './core/authorise';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -40,11 +44,17 @@ export interface RequestRecord {
   readonly method: string;
   readonly route: string;
   readonly status: number;
-  /** Bytes of the body as sent (0 for HEAD/304/204); counted only when `finished`. */
+  /**
+   * Bytes of the body handed to the connection (0 for HEAD/304/204): the whole length when
+   * `finished`, what the body stream had passed to the response when cut. The byte metric
+   * counts finished responses only; usage counts both.
+   */
   readonly bytes: number;
   readonly finished: boolean;
   readonly seconds: number;
   readonly caller: Caller | undefined;
+  /** The known key a refused request named (401/403), when not `caller`. */
+  readonly refusedKey: string | undefined;
   /** Read only when the log line is written (info level). */
   readonly ip: () => string;
   /** Bytes on the socket, logged for an unfinished response. */
@@ -58,7 +68,11 @@ export interface RequestRecorder {
   record(entry: RequestRecord): void;
 }
 
-export function requestRecorder(logger: Logger, metrics?: RequestMetrics): RequestRecorder {
+export function requestRecorder(
+  logger: Logger,
+  metrics?: RequestMetrics,
+  usage?: UsageCounter,
+): RequestRecorder {
   return {
     requestId: (incoming) =>
       typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID(),
@@ -70,6 +84,10 @@ export function requestRecorder(logger: Logger, metrics?: RequestMetrics): Reque
         series.count.add();
         series.observe(entry.seconds);
         if (finished && bytes > 0) series.bytes.add(bytes);
+      }
+      if (usage !== undefined) {
+        const keyId = entry.caller?.keyId ?? entry.refusedKey;
+        if (keyId !== undefined) usage.count(keyId, route, status, bytes);
       }
       if (!logger.isLevelEnabled('info')) return;
       logger.info(

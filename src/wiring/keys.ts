@@ -5,11 +5,14 @@
  */
 import fs from 'node:fs/promises';
 import { createFileKeyAdminStore } from '../adapters/fs/key-admin';
+import { readKeyFile } from '../adapters/fs/key-file';
 import { createFileKeyStore } from '../adapters/fs/key-store';
+import { readRedisRegistry } from '../adapters/redis/key-registry';
 import { closeRedisClient, createRedisClient } from '../adapters/redis/client';
 import { createRedisKeyAdminStore } from '../adapters/redis/key-admin';
 import { createRedisKeyStore } from '../adapters/redis/key-store';
 import type { KeysBackend, RedisBackend } from '../config';
+import type { KeyRegistryData } from '../domain/key-records';
 import type { KeyAdminStore, KeyStore } from '../domain/ports';
 import { createLogger, type Logger } from '../logger';
 import type { RedisWiring } from './redis';
@@ -46,6 +49,19 @@ export async function openKeyStore(
     logger: logger.child({ component: 'keys' }),
     resyncMs: backend.resyncS * 1000,
   });
+}
+
+/**
+ * Reads the registry as it is now (the admin listener's usage report needs each key's apps and
+ * limit): the key file, or the Redis registry on the replica's shared connection.
+ */
+export function keyRegistryReader(
+  backend: KeysBackend,
+  redis: (backend: RedisBackend) => RedisWiring,
+): () => Promise<KeyRegistryData> {
+  if (backend.kind === 'file') return () => readKeyFile(backend.path);
+  const { client } = redis(backend);
+  return async () => (await readRedisRegistry(client))?.data ?? { apps: [], keys: [] };
 }
 
 export interface KeyAdmin {

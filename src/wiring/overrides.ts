@@ -22,6 +22,8 @@ export interface ReplicaOverrides {
   readonly keysPollMs?: number;
   /** Safety-net scan period of the data-directory watcher. */
   readonly watchIntervalMs?: number;
+  /** Usage flush period in ms (default `RADAR_USAGE_FLUSH_S`; tests shorten it). */
+  readonly usageFlushMs?: number;
   /** Archive store probe period (default 10 s). */
   readonly probeIntervalMs?: number;
   /** Viewer assets and pre-filled credentials (default: the built page, embedded demo key). */

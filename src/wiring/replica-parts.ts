@@ -33,7 +33,9 @@ import { openArchives } from './open-archives';
 import { closer, type Component } from './component';
 import { directoryIngest } from './fs';
 import { ingestCycle, soleIngestLoop } from './ingest-parts';
-import { openKeyStore } from './keys';
+import { keyRegistryReader, openKeyStore } from './keys';
+import { replicaUsage, type ReplicaUsage } from './usage';
+import type { KeyRegistryData } from '../domain/key-records';
 import type { ReplicaOverrides } from './overrides';
 import {
   connectRedis,
@@ -60,6 +62,10 @@ export interface ReplicaParts {
   readonly components: readonly Component[];
   /** Ports and clients, closed last, in order. */
   readonly connections: readonly Component[];
+  /** Per-key usage: the recorder's counter, the store `/usage` reads, the flusher. */
+  readonly usage: ReplicaUsage;
+  /** The key registry as it is now (each key's apps and limit, for usage reports). */
+  readonly registry: () => Promise<KeyRegistryData>;
 }
 
 const MIB = 1024 * 1024;
@@ -196,7 +202,15 @@ export async function assembleReplica(
     healthy,
   });
   catalogGauges(registry, catalog);
+  const usage = replicaUsage(config.usage, logger, registry, useRedis, {
+    flushMs: overrides.usageFlushMs,
+  });
+  // Last to start, first to stop: its final flush runs once the drain has recorded everything.
+  components.push(...usage.components);
+  const registryReader = keyRegistryReader(config.keys, useRedis);
   const connections = [
+    // After the final flush, before the Redis client closes.
+    closer('usage-store', () => usage.store.close()),
     closer('keys', () => keys.close()),
     // Before the Redis client closes: unspent leased points go back to the shared counter.
     closer('rate-limiter', () => redisLimiter?.close()),
@@ -217,5 +231,7 @@ export async function assembleReplica(
     onArchiveFormatError: archiveFormatReports(registry, revalidation, logger),
     components,
     connections,
+    usage,
+    registry: registryReader,
   };
 }

@@ -28,6 +28,7 @@ import { startAll, stoppers } from './component';
 import { createShutdown, listen } from './lifecycle';
 import type { ReplicaOverrides, ReplicaPorts } from './overrides';
 import { assembleReplica } from './replica-parts';
+import { usageReport } from './usage';
 
 /** A running replica. */
 export interface Replica {
@@ -108,7 +109,7 @@ export async function buildReplica(
   requestMetrics.prime(core.routes);
   const writer = createAnswerWriter({
     cors,
-    recorder: requestRecorder(logger, requestMetrics),
+    recorder: requestRecorder(logger, requestMetrics, parts.usage.counter),
     draining: () => shuttingDown,
     trustProxy: config.http.trustProxy,
   });
@@ -147,6 +148,8 @@ export async function buildReplica(
       return { ready: true };
     },
     metrics: () => exposition(registry),
+    usage: async (question) =>
+      usageReport(parts.usage.store, await parts.registry(), config.rate, question),
   });
 
   const port = await listen(publicServer.server, config.http.port, config.http.host);

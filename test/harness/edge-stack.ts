@@ -95,12 +95,17 @@ export interface SpawnedReplica {
   readonly process: SpawnedProcess;
 }
 
-/** Runs `node dist/bin/api.js` as a replica of `stack` (its Redis and bucket); resolves once it serves status. */
+/**
+ * Runs `node dist/bin/api.js` as a replica of `stack` (its Redis and bucket); resolves once it
+ * serves status. `at` reuses the ports of a replica that exited (a restart behind the same
+ * nginx upstream).
+ */
 export async function spawnReplica(
   stack: ProductionStack,
   env: Record<string, string> = {},
+  at?: { readonly port: number; readonly adminPort: number },
 ): Promise<SpawnedReplica> {
-  const [port, adminPort] = [await freePort(), await freePort()];
+  const [port, adminPort] = at ? [at.port, at.adminPort] : [await freePort(), await freePort()];
   const proc = spawnNode(API_ENTRY, {
     cwd: os.tmpdir(),
     env: {

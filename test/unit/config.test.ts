@@ -104,3 +104,46 @@ it('simulator settings follow the one set of limits the simulate CLI and the sim
   ] as const)
     expect(() => loadConfig({ [name]: String(value) })).toThrow(name);
 });
+
+describe('usage', () => {
+  it('counts by default into usage.json beside the key file without Redis, into Redis with it', () => {
+    expect(loadConfig({}, '/srv').usage).toEqual({
+      enabled: true,
+      flushS: 5,
+      retentionDays: 35,
+      maxEntries: 20_000,
+      store: { kind: 'file', path: '/srv/usage.json' },
+    });
+    expect(loadConfig({ RADAR_KEYS_FILE: 'etc/keys.json' }, '/srv').usage.store).toEqual({
+      kind: 'file',
+      path: '/srv/etc/usage.json',
+    });
+    expect(
+      loadConfig({ RADAR_KEYS_FILE: '/etc/k.json', RADAR_USAGE_FILE: 'u/usage.json' }, '/srv').usage
+        .store,
+    ).toEqual({ kind: 'file', path: '/srv/u/usage.json' });
+    expect(
+      loadConfig({ REDIS_URL: 'redis://r:6379', RADAR_USAGE_FILE: '/x.json' }).usage.store,
+    ).toEqual({ kind: 'redis', url: 'redis://r:6379', timeoutMs: 500 });
+  });
+
+  it('reads the switch, the flush period, the retention and the bound, and refuses nonsense', () => {
+    expect(
+      loadConfig({
+        RADAR_USAGE: '0',
+        RADAR_USAGE_FLUSH_S: '0.5',
+        RADAR_USAGE_RETENTION_DAYS: '400',
+        RADAR_USAGE_MAX_ENTRIES: '1000',
+      }).usage,
+    ).toMatchObject({ enabled: false, flushS: 0.5, retentionDays: 400, maxEntries: 1000 });
+    for (const [name, value] of [
+      ['RADAR_USAGE_FLUSH_S', '0'],
+      ['RADAR_USAGE_FLUSH_S', 'soon'],
+      ['RADAR_USAGE_RETENTION_DAYS', '0'],
+      ['RADAR_USAGE_RETENTION_DAYS', '1.5'],
+      ['RADAR_USAGE_MAX_ENTRIES', '10'],
+      ['RADAR_USAGE', 'yes'],
+    ])
+      expect(() => loadConfig({ [name!]: value })).toThrow(new RegExp(name!));
+  });
+});

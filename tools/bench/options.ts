@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 
 export const USAGE = `usage: npm run bench -- [--quick] [--only a,b] [--duration S] [--warmup S] [--cache-mb N] [--nginx-workers N|auto] [--keep]
   --quick          smoke run (< 2 min): 2 s per run, fewer variants; writes tools/bench/results/quick.*
-  --only LIST      scenarios to run: status,hot-range,tile,scheme-tile,map-client,cold-range,full-archive,scale,log-info,publish,lease,profile
+  --only LIST      scenarios to run: status,hot-range,tile,scheme-tile,map-client,cold-range,full-archive,scale,log-info,publish,lease,profile,usage
   --profile-before store the profile scenario's breakdown as the "before" of the profile tables
                    (tools/bench/results/profile-before.json)
   --duration S     measured seconds per run (full: 10, quick: 2)
@@ -29,6 +29,7 @@ export const SCENARIOS = [
   'publish',
   'lease',
   'profile',
+  'usage',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 

@@ -190,6 +190,7 @@ export function benchmarksMarkdown(
       `- \`full-archive\`: whole-archive GETs round-robin over all retained archives, ${s.archiveConnections} connections, with the cache on (the archives are smaller than the largest cached window, so they come from memory) and with \`RADAR_CACHE_MB=0\` (streamed from the store). Baseline: \`node:http streaming from S3\`, a bare server piping the same object from the same endpoint.`,
       `- \`scale status-200/304, map-client\`: the same replica configuration against a Redis catalog of 30 vs ${s.scaleTimestamps} timestamps (the extra ones published directly with the catalog index; only the newest 30 are backed by objects, and only they are read).`,
       '- `log-info`: map-client direct with `LOG_LEVEL=info` (one JSON log line per request to a file), to price request logging.',
+      '- `usage`: hot-range through nginx + 2 replicas with per-key usage on (the default, flushing every 5 s) and with `RADAR_USAGE=0`, for at least three flush intervals each: Redis commands per response (`INFO stats`, script inner calls included) and the usage flushes made; plus `hot-range · replica (direct), RADAR_USAGE=0`, to set beside the hot-range row of the same run (docs/usage.md).',
       '- Publish-to-visible: archives uploaded one by one at random intervals; every replica polled every 20 ms.',
     ].join('\n'),
   );

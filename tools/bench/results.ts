@@ -31,6 +31,10 @@ export interface RunRecord {
   readonly generator?: 'autocannon' | 'wrk';
   /** Redis commands processed per allowed (non-429) response during the window. */
   readonly redisCommandsPerAllowed?: number;
+  /** Redis commands processed per response during the window (the usage rows). */
+  readonly redisCommandsPerRequest?: number;
+  /** Usage flushes the serving replicas made during the window. */
+  readonly usageFlushes?: number;
 }
 
 export interface TargetResult {
@@ -293,6 +297,20 @@ export function evaluateTargets(
       value,
       limit: 0.05,
       met: value <= 0.05,
+    });
+  }
+  for (const run of runs.filter(
+    (r) => r.scenario === 'usage' && r.redisCommandsPerRequest !== undefined,
+  )) {
+    const value = run.redisCommandsPerRequest!;
+    out.push({
+      name: `Redis commands per request, hot-range, ${run.against}`,
+      requirement:
+        '<= 0.01 with usage on (INFO stats total_commands_processed over the window: limiter and usage flushes)',
+      measured: `${value.toFixed(5)} per request; ${run.result.responses} responses, ${run.usageFlushes ?? 0} usage flushes`,
+      value,
+      limit: 0.01,
+      met: value <= 0.01,
     });
   }
   if (inputs.idleCpu) {

@@ -40,6 +40,7 @@ import {
   type ScenarioContext,
 } from './scenarios';
 import { INGEST_POLL_S, startTopology } from './topology';
+import { usageScenario } from './usage';
 
 const ROOT = path.resolve(__dirname, '../..');
 const RESULTS_DIR = path.join(__dirname, 'results');
@@ -144,6 +145,7 @@ async function main(): Promise<void> {
     if (has('cold-range')) await coldRangeScenario(ctx);
     if (has('log-info')) await logInfoScenario(ctx, sequences);
     if (has('scale')) idleCpu = await scaleScenario(ctx, sequences);
+    if (has('usage')) await usageScenario(ctx);
     if (has('lease')) leaseAccuracy = await leaseScenario(ctx);
     if (has('profile')) profiles = await profileScenario(ctx);
     if (has('publish')) {

@@ -43,6 +43,8 @@ export interface Load {
   readonly skipWarmup?: boolean;
   /** Warm up with other requests than the measured ones (first-touch runs). */
   readonly warmup?: { sequences: readonly (readonly PlannedRequest[])[]; amount: number };
+  /** Measured seconds of this run, when it needs another window than the profile's. */
+  readonly durationS?: number;
 }
 
 /** Other load (cores) below which the machine counts as quiet. */
@@ -102,7 +104,8 @@ export class Runner {
       expect: load.expect,
       timeoutS: 10,
     };
-    const { durationS, warmupS } = this.opts;
+    const { warmupS } = this.opts;
+    const durationS = load.durationS ?? this.opts.durationS;
     if (load.skipWarmup) {
       // Measured from the first request on.
     } else if (load.warmup) {

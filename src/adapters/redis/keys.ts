@@ -65,6 +65,28 @@ export const KEY_REGISTRY_KEY = `${HASH_TAG}:keys:registry`;
 export const KEY_EVENTS_CHANNEL = `${HASH_TAG}:keys:events`;
 
 /**
+ * Per-key usage of one UTC hour (`YYYYMMDDHH`): a hash, field = key id, value = that key's
+ * counts as JSON (`{"requests":12,"bytes":3456,"status:206":10,...}`, fields of
+ * `domain/usage.ts`). Expires `RADAR_USAGE_RETENTION_DAYS` after its hour ends.
+ */
+export function usageHourKey(hourLabel: string): string {
+  return `${HASH_TAG}:usage:${hourLabel}`;
+}
+
+/** Sorted set of the same hour: member = key id, score = its requests (the busiest keys). */
+export function usageRankKey(hourLabel: string): string {
+  return `${HASH_TAG}:usage-rank:${hourLabel}`;
+}
+
+/**
+ * The highest usage batch number applied from one replica process (`source`): a string,
+ * expiring with the retention, so a batch sent again after a lost reply is not added twice.
+ */
+export function usageAppliedKey(source: string): string {
+  return `${HASH_TAG}:usage-applied:${source}`;
+}
+
+/**
  * Prefix of the rate-limit counters. A key's counter is `radar:rl:<keyId>` (rate-limiter-flexible
  * appends `:<keyId>`), a string with the points consumed and the window as its TTL, one per
  * key whatever its limit: a changed limit applies to the points already spent in the window.

@@ -31,3 +31,14 @@ export function defineScript(
     return command.call(client, ...keys, ...args);
   };
 }
+
+/**
+ * Defines `lua` on `client` under `name` for a number of keys that varies per call (the keys
+ * count is sent first, as `EVALSHA` takes it); all keys of one call must share a hash slot.
+ */
+export function defineVariadicScript(client: RedisClient, name: string, lua: string): ScriptRunner {
+  client.defineCommand(name, { lua });
+  const command = (client as unknown as Record<string, CustomCommand | undefined>)[name];
+  if (typeof command !== 'function') throw new Error(`ioredis did not define the script ${name}`);
+  return (keys, args) => command.call(client, keys.length, ...keys, ...args);
+}

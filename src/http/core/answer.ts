@@ -24,6 +24,11 @@ export interface Answer {
   readonly length?: number;
   /** The authorised caller, once known (logs, usage). */
   readonly caller?: Caller;
+  /**
+   * A 401/403 to a request that named a known key (disabled, app unknown or not bound, origin
+   * refused): that key's id, so usage counts the refusal for it. Absent otherwise.
+   */
+  readonly refusedKey?: string;
   /** The rate decision, once a point was spent: every answer from then on reports it. */
   readonly rate?: RateDecision;
   /** A CORS preflight: the writer adds the preflight headers instead of the actual ones. */
@@ -62,7 +67,7 @@ export function withoutRepresentation(headers: readonly string[]): string[] {
 export function errorAnswer(
   error: HttpError,
   route: string,
-  decided: Pick<Answer, 'caller' | 'rate'> = {},
+  decided: Pick<Answer, 'caller' | 'rate' | 'refusedKey'> = {},
   extraHeaders: readonly string[] = [],
 ): Answer {
   const body = Buffer.from(errorBody(error));
@@ -77,5 +82,6 @@ export function errorAnswer(
     length: body.length,
     ...(decided.caller !== undefined ? { caller: decided.caller } : {}),
     ...(decided.rate !== undefined ? { rate: decided.rate } : {}),
+    ...(decided.refusedKey !== undefined ? { refusedKey: decided.refusedKey } : {}),
   };
 }

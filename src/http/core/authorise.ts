@@ -80,8 +80,18 @@ export function readCredentials(
   return { apiKey, appId };
 }
 
-/** The caller, or the 401/403 to answer. */
-export type Authorisation = Caller | HttpError;
+/**
+ * A 401/403 to answer, with the key the request named when that key is known (a known key
+ * with an unknown or unbound app, a disabled key or app, an origin the key refuses): usage
+ * counts such refusals for their key.
+ */
+export interface Refusal {
+  readonly error: HttpError;
+  readonly keyId?: string;
+}
+
+/** The caller, or the refusal to answer. */
+export type Authorisation = Caller | Refusal;
 
 /**
  * Decides who is asking: credentials, the key registry's decision, then the key's origin
@@ -95,14 +105,19 @@ export function createAuthoriser(
   headers: IncomingHttpHeaders,
   rawHeaders: readonly string[],
 ) => Authorisation | Promise<Authorisation> {
-  const refuse = (reason: AuthFailureReason, error: HttpError): HttpError => {
+  const refuse = (reason: AuthFailureReason, error: HttpError, keyId?: string): Refusal => {
     onFailure(reason);
-    return error;
+    return keyId === undefined ? { error } : { error, keyId };
   };
   const conclude = (decision: AuthDecision, headers: IncomingHttpHeaders): Authorisation => {
     if (decision.outcome === 'unauthenticated')
-      return refuse(decision.reason, new UnauthorizedError());
-    if (decision.outcome === 'forbidden') return refuse(decision.reason, new ForbiddenError());
+      return refuse(
+        decision.reason,
+        new UnauthorizedError(),
+        decision.reason === 'unknown-app' ? decision.keyId : undefined,
+      );
+    if (decision.outcome === 'forbidden')
+      return refuse(decision.reason, new ForbiddenError(), decision.keyId);
     const policy = decision.originPolicy;
     if (policy !== undefined) {
       const origin = requestOrigin(headers.origin, headers.referer);
@@ -110,6 +125,7 @@ export function createAuthoriser(
         return refuse(
           origin === undefined ? 'origin-missing' : 'origin-not-allowed',
           new ForbiddenError(),
+          decision.keyId,
         );
     }
     // An allowed decision is a Caller: the (cached) decision itself, no copy per request.

@@ -18,7 +18,7 @@
  */
 import type { ArchiveStore, CatalogReader, RateDecision, RateLimiter } from '../../domain/ports';
 import type { StatusDocument } from '../../domain/status-document';
-import { HttpError, MethodNotAllowedError, TooManyRequestsError } from '../../errors';
+import { MethodNotAllowedError, TooManyRequestsError } from '../../errors';
 import type { KeyStore } from '../../domain/ports';
 import type { Logger } from '../../logger';
 import type { OpenApiDocument } from '../../openapi/openapi-document';
@@ -193,7 +193,12 @@ export function createCore(deps: CoreDeps): Core {
     match: CredentialedMatch,
     authorisation: Authorisation,
   ): Answer | Promise<Answer> => {
-    if (authorisation instanceof HttpError) return errorAnswer(authorisation, match.route.template);
+    if ('error' in authorisation)
+      return errorAnswer(
+        authorisation.error,
+        match.route.template,
+        authorisation.keyId === undefined ? {} : { refusedKey: authorisation.keyId },
+      );
     const caller = authorisation;
     const rate = deps.limiter.consume(caller.keyId, caller.limit);
     if (rate instanceof Promise)

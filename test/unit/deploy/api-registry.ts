@@ -11,6 +11,8 @@ import { createCatalogMetrics } from '../../../src/observability/catalog-metrics
 import { createGuardMetrics } from '../../../src/observability/guard-metrics';
 import { createIngestMetrics } from '../../../src/observability/ingest-metrics';
 import { createRequestMetrics } from '../../../src/observability/request-metrics';
+import { createUsageMetrics } from '../../../src/observability/usage-metrics';
+import type { UsageStore } from '../../../src/domain/ports';
 
 export function declaredMetrics() {
   const registry = createRegistry();
@@ -20,5 +22,6 @@ export function declaredMetrics() {
   createCacheMetrics(registry);
   createCatalogMetrics(registry);
   createIngestMetrics(registry);
+  createUsageMetrics(registry, { held: () => 0, store: {} as UsageStore, readTimeoutMs: 1 });
   return registry;
 }

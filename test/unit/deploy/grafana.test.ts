@@ -140,6 +140,20 @@ it('shows per-replica saturation: in-flight requests, event loop lag, CPU and RS
   );
 });
 
+it('shows the busiest keys of the hour by key id, fleet-wide, and the usage flushes', () => {
+  const top = byTitle('Top keys by requests this UTC hour').targets[0]!.expr;
+  // Every replica reports the same fleet-wide figures: max over replicas, never a sum.
+  expect(top).toContain('topk(10, max by (key) (radar_usage_top_key_requests))');
+  expect(
+    byTitle('Usage flushes and dropped requests')
+      .targets.map((t) => t.expr)
+      .join(' '),
+  ).toMatch(/radar_usage_flushes_total[\s\S]*radar_usage_dropped_requests_total/);
+  expect(byTitle('Usage key-hours held per replica').targets[0]!.expr).toContain(
+    'radar_usage_held_entries',
+  );
+});
+
 describe('provisioning', () => {
   const compose = readYaml<Compose>('docker-compose.yml');
   const mounts = compose.services.grafana!.volumes ?? [];

@@ -17,6 +17,10 @@ describe('Redis key names', () => {
       keys.INGEST_LEADER_KEY,
       keys.KEY_REGISTRY_KEY,
       keys.KEY_EVENTS_CHANNEL,
+      // The usage batch script touches these together.
+      keys.usageHourKey('2026050113'),
+      keys.usageRankKey('2026050113'),
+      keys.usageAppliedKey('host:1:abcd'),
     ];
     expect(new Set(together.map(hashedPart))).toEqual(new Set(['radar']));
     expect(new Set(together).size).toBe(together.length);

@@ -1,0 +1,177 @@
+/**
+ * Usage counts in a JSON file (embedded mode, or any deployment without Redis): by default
+ * `usage.json` beside the key file. Each batch is merged into the file and written atomically
+ * (temp file + rename), so a reader (the key CLI) never sees half a file and a crash leaves the
+ * last complete one. The file remembers the highest batch number applied per source, as the
+ * Redis store does, and drops hours past the retention at every write.
+ *
+ * One process writes the file: batches of two processes writing the same file at once could
+ * overwrite each other's merge (without Redis, give each replica its own `RADAR_USAGE_FILE`).
+ * A file that is not a valid usage file is never overwritten: the writer moves it aside
+ * (`usage.json.invalid-<time>`), logs it, and starts a new one; a reader refuses it.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import type { UsageRank, UsageStore } from '../../domain/ports';
+import {
+  addCounts,
+  HOUR_MS,
+  hourLabel,
+  isUsageCounts,
+  parseHourLabel,
+  REQUESTS_FIELD,
+  type UsageCounts,
+  type UsageEntry,
+} from '../../domain/usage';
+import type { Logger } from '../../logger';
+
+/** A usage file that cannot be read as one. */
+export class UsageFileError extends Error {
+  override readonly name = 'UsageFileError';
+}
+
+const countsSchema = z.custom<UsageCounts>(isUsageCounts, 'counts must be non-negative integers');
+const fileSchema = z.strictObject({
+  version: z.literal(1),
+  applied: z.record(
+    z.string(),
+    z.strictObject({ seq: z.number().int().nonnegative(), at: z.number() }),
+  ),
+  hours: z.record(
+    z.string().refine((label) => parseHourLabel(label) !== undefined, 'hour must be YYYYMMDDHH'),
+    z.record(z.string(), countsSchema),
+  ),
+});
+type UsageFileData = z.infer<typeof fileSchema>;
+
+const empty = (): UsageFileData => ({ version: 1, applied: {}, hours: {} });
+
+export interface FileUsageStoreOptions {
+  readonly file: string;
+  /** Days an hour's counts are kept after the hour ends. */
+  readonly retentionDays: number;
+  readonly logger: Logger;
+  readonly now?: () => number;
+}
+
+/** Parses a usage file's text; throws `UsageFileError` naming the first problem. */
+export function parseUsageFile(text: string, file: string): UsageFileData {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new UsageFileError(`usage file ${file} is not JSON: ${(err as Error).message}`);
+  }
+  const parsed = fileSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new UsageFileError(
+      `usage file ${file} is invalid: ${issue.path.join('.') || '(document)'}: ${issue.message}`,
+    );
+  }
+  return parsed.data;
+}
+
+/** The usage store in `file`; a missing file reads as no usage and is created by the first batch. */
+export function createFileUsageStore(options: FileUsageStoreOptions): UsageStore {
+  const { file, logger } = options;
+  const now = options.now ?? Date.now;
+  const keepMs = options.retentionDays * 86_400_000;
+  let writing: Promise<void> = Promise.resolve();
+
+  /** The file's data; undefined when it does not exist. Throws `UsageFileError`. */
+  const load = async (): Promise<UsageFileData | undefined> => {
+    let text: string;
+    try {
+      text = await fs.readFile(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    return parseUsageFile(text, file);
+  };
+
+  /** The data to merge into: the file's, or a fresh start when the file is not valid. */
+  const loadForWrite = async (): Promise<UsageFileData> => {
+    try {
+      return (await load()) ?? empty();
+    } catch (err) {
+      if (!(err instanceof UsageFileError)) throw err;
+      const aside = `${file}.invalid-${new Date(now()).toISOString().replace(/[:.]/g, '-')}`;
+      await fs.rename(file, aside);
+      logger.error({ err: err.message, movedTo: aside }, 'usage: invalid usage file moved aside');
+      return empty();
+    }
+  };
+
+  const write = async (data: UsageFileData): Promise<void> => {
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    const temp = path.join(
+      path.dirname(file),
+      `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`,
+    );
+    await fs.writeFile(temp, `${JSON.stringify(data)}\n`, { mode: 0o600 });
+    await fs.rename(temp, file);
+  };
+
+  const prune = (data: UsageFileData): void => {
+    const cutoff = now() - keepMs;
+    for (const label of Object.keys(data.hours)) {
+      const hour = parseHourLabel(label)!;
+      if ((hour + 1) * HOUR_MS < cutoff) delete data.hours[label];
+    }
+    for (const [source, { at }] of Object.entries(data.applied))
+      if (at < cutoff) delete data.applied[source];
+  };
+
+  const entriesOf = (
+    data: UsageFileData | undefined,
+    fromHour: number,
+    toHour: number,
+  ): UsageEntry[] => {
+    const entries: UsageEntry[] = [];
+    for (const [label, keys] of Object.entries(data?.hours ?? {})) {
+      const hour = parseHourLabel(label)!;
+      if (hour < fromHour || hour > toHour) continue;
+      for (const [keyId, counts] of Object.entries(keys)) entries.push({ keyId, hour, counts });
+    }
+    return entries;
+  };
+
+  return {
+    apply(batch) {
+      const run = async () => {
+        const data = await loadForWrite();
+        if (batch.seq <= (data.applied[batch.source]?.seq ?? 0)) return;
+        for (const entry of batch.entries) {
+          const hour = (data.hours[hourLabel(entry.hour)] ??= {});
+          const counts: Record<string, number> = { ...hour[entry.keyId] };
+          addCounts(counts, entry.counts);
+          hour[entry.keyId] = counts;
+        }
+        data.applied[batch.source] = { seq: batch.seq, at: now() };
+        prune(data);
+        await write(data);
+      };
+      writing = writing.then(run, run);
+      return writing;
+    },
+    async read(fromHour, toHour, keyIds) {
+      const entries = entriesOf(await load(), fromHour, toHour);
+      if (keyIds === undefined) return entries;
+      const wanted = new Set(keyIds);
+      return entries.filter((e) => wanted.has(e.keyId));
+    },
+    async top(hour, n): Promise<UsageRank[]> {
+      return entriesOf(await load(), hour, hour)
+        .map((e) => ({ keyId: e.keyId, requests: e.counts[REQUESTS_FIELD] ?? 0 }))
+        .sort((a, b) => b.requests - a.requests || (a.keyId < b.keyId ? -1 : 1))
+        .slice(0, n);
+    },
+    async close() {
+      await writing.catch(() => undefined);
+    },
+  };
+}
