@@ -7,11 +7,10 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { preparedDocument } from '../../domain/status-document';
-import { PreconditionFailedError } from '../../errors';
 import { buildLegend } from '../../tiles/legend-document';
 import type { Answer } from './answer';
 import { LEGEND_ROUTE } from './route-table';
-import { answerStatus } from './status-answer';
+import { answerPrepared } from './status-answer';
 
 /**
  * Freshness of the legend in caches: an hour, so a deploy that adds a scheme reaches every
@@ -26,21 +25,5 @@ export function createLegendAnswerer(
 ): (headers: IncomingHttpHeaders) => Answer {
   const doc = preparedDocument(Buffer.from(JSON.stringify(buildLegend())));
   const caching = `${cacheControl}, max-age=${LEGEND_MAX_AGE_S}`;
-  return (headers) => {
-    const { rep, outcome } = answerStatus(headers, doc);
-    if (outcome === 'precondition-failed') throw new PreconditionFailedError();
-    const common = ['ETag', rep.etag, 'Cache-Control', caching];
-    if (outcome === 'not-modified')
-      return { status: 304, route: LEGEND_ROUTE, headers: common, vary: 'Accept-Encoding' };
-    common.push('Content-Type', 'application/json');
-    if (rep.encoding !== 'identity') common.push('Content-Encoding', rep.encoding);
-    return {
-      status: 200,
-      route: LEGEND_ROUTE,
-      headers: common,
-      vary: 'Accept-Encoding',
-      body: rep.body,
-      length: rep.body.length,
-    };
-  };
+  return (headers) => answerPrepared(headers, doc, LEGEND_ROUTE, caching);
 }

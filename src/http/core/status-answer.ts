@@ -54,6 +54,33 @@ export function answerStatus(headers: IncomingHttpHeaders, doc: StatusDocument):
   return { rep, outcome: 'send' };
 }
 
+/**
+ * The answer for a prepared JSON document (the status document, the legend): the coding the
+ * client prefers, 304 / 412 by the rules above, `cacheControl` as given.
+ */
+export function answerPrepared(
+  headers: IncomingHttpHeaders,
+  doc: StatusDocument,
+  route: string,
+  cacheControl: string,
+): Answer {
+  const { rep, outcome } = answerStatus(headers, doc);
+  if (outcome === 'precondition-failed') throw new PreconditionFailedError();
+  const common = ['ETag', rep.etag, 'Cache-Control', cacheControl];
+  if (outcome === 'not-modified')
+    return { status: 304, route, headers: common, vary: 'Accept-Encoding' };
+  common.push('Content-Type', 'application/json');
+  if (rep.encoding !== 'identity') common.push('Content-Encoding', rep.encoding);
+  return {
+    status: 200,
+    route,
+    headers: common,
+    vary: 'Accept-Encoding',
+    body: rep.body,
+    length: rep.body.length,
+  };
+}
+
 /** The status answer for the document `statusDocument()` returns now. */
 export function createStatusAnswerer(
   statusDocument: () => StatusDocument | undefined,
@@ -62,20 +89,6 @@ export function createStatusAnswerer(
     const doc = statusDocument();
     if (doc === undefined)
       throw new ServiceUnavailableError({ retryAfterS: NOTHING_PUBLISHED_RETRY_AFTER_S });
-    const { rep, outcome } = answerStatus(headers, doc);
-    if (outcome === 'precondition-failed') throw new PreconditionFailedError();
-    const common = ['ETag', rep.etag, 'Cache-Control', STATUS_CACHE_CONTROL];
-    if (outcome === 'not-modified')
-      return { status: 304, route: STATUS_ROUTE, headers: common, vary: 'Accept-Encoding' };
-    common.push('Content-Type', 'application/json');
-    if (rep.encoding !== 'identity') common.push('Content-Encoding', rep.encoding);
-    return {
-      status: 200,
-      route: STATUS_ROUTE,
-      headers: common,
-      vary: 'Accept-Encoding',
-      body: rep.body,
-      length: rep.body.length,
-    };
+    return answerPrepared(headers, doc, STATUS_ROUTE, STATUS_CACHE_CONTROL);
   };
 }
