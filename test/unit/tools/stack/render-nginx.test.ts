@@ -27,7 +27,7 @@ describe('renderNginxConfig', () => {
     expect(rendered).toContain('    listen 127.0.0.1:18080;');
     expect(rendered).toContain('        listen 127.0.0.1:19180;');
     expect(rendered).toContain(
-      '        server 127.0.0.1:8081 max_fails=1 fail_timeout=10s;\n        server 127.0.0.1:8082 max_fails=1 fail_timeout=10s;',
+      '        server 127.0.0.1:8081 max_fails=1 fail_timeout=3s;\n        server 127.0.0.1:8082 max_fails=1 fail_timeout=3s;',
     );
     expect(rendered).not.toMatch(/server api:8080/);
     expect(rendered).toContain('pid /tmp/radar-edge/nginx.pid;');
