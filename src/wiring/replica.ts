@@ -63,6 +63,7 @@ export async function buildReplica(
       rate: config.rate,
       reads: config.reads,
       simulate: config.simulate,
+      radarSource: config.radarSource,
     },
     'configuration (secrets omitted)',
   );
