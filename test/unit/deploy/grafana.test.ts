@@ -84,6 +84,10 @@ it.each([
   'Event loop lag p99',
   'CPU',
   'Memory (RSS, heap used)',
+  'MRMS frames converted',
+  'MRMS conversion time',
+  'MRMS source lag',
+  'MRMS failures by reason',
 ])('has the panel "%s"', (title) => {
   expect(byTitle(title).targets.length).toBeGreaterThan(0);
 });
@@ -137,6 +141,21 @@ it('shows per-replica saturation: in-flight requests, event loop lag, CPU and RS
   expect(byTitle('CPU').targets[0]!.expr).toContain('process_cpu_seconds_total');
   expect(byTitle('Memory (RSS, heap used)').targets[0]!.expr).toContain(
     'process_resident_memory_bytes',
+  );
+});
+
+it('shows the MRMS producer: conversions, conversion time, source lag against the alert line, failures', () => {
+  expect(byTitle('MRMS frames converted').targets[0]!.expr).toContain(
+    'radar_mrms_frames_converted_total',
+  );
+  expect(byTitle('MRMS conversion time').targets[0]!.expr).toContain(
+    'radar_mrms_conversion_seconds_bucket',
+  );
+  const lag = byTitle('MRMS source lag');
+  expect(lag.targets[0]!.expr).toContain('radar_mrms_source_lag_seconds');
+  expect(lag.fieldConfig!.defaults.thresholds!.steps.map((s) => s.value)).toContain(420);
+  expect(byTitle('MRMS failures by reason').targets[0]!.expr).toMatch(
+    /sum by \(reason\) \(increase\(radar_mrms_failures_total/,
   );
 });
 
