@@ -6,6 +6,7 @@ import type { PublishVisibleResult } from './publish-visible';
 import type { ProfileBreakdown } from './cpu-profile';
 import type { LeaseAccuracy } from './lease-accuracy';
 import type { IdleCpu } from './scenarios';
+import { mrmsTargets, type MrmsBenchResult } from './mrms';
 
 export type RunKind = 'service' | 'baseline';
 
@@ -67,6 +68,8 @@ export interface BenchResults {
     readonly profiles: ProfileBreakdown[];
   };
   readonly idleCpu?: IdleCpu;
+  /** The `mrms` scenario (conversion against GDAL, publish-to-visible), possibly merged in later. */
+  readonly mrms?: MrmsBenchResult;
 }
 
 /**
@@ -150,6 +153,7 @@ function rpsRatio(
 /** Extra measurements the targets read besides the runs. */
 export interface TargetInputs {
   readonly idleCpu?: IdleCpu;
+  readonly mrms?: MrmsBenchResult;
 }
 
 /** Every target of issue 10's table (and the kept ones of issue 5) that this run measured. */
@@ -328,5 +332,6 @@ export function evaluateTargets(
       met: null,
     });
   }
+  if (inputs.mrms) out.push(...mrmsTargets(inputs.mrms));
   return out.filter((t): t is TargetResult => t !== undefined);
 }
