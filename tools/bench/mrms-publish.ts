@@ -4,8 +4,9 @@
  * worker, one API replica and the MRMS producer, each a built process with its production
  * defaults (producer polling every `MRMS_POLL_S` = 2 s, ingest listing every 5 s; s3rver has no
  * bucket notifications). New MRMS files are uploaded to the source bucket one at a time at
- * random intervals; a sample is the time from the upload's completion to the first
- * `/status.json` of the replica that lists the frame (polled every 20 ms).
+ * random intervals, independent of when earlier ones became visible; a sample is the time from
+ * an upload's completion to the first `/status.json` of the replica that lists its frame
+ * (polled every 20 ms).
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -105,36 +106,52 @@ export async function measureMrmsPublishVisible(
     stops.push(() => replica.proc.stop());
     log(`mrms publish-to-visible: stack up, uploading ${uploads} files at random intervals`);
 
-    const samples: number[] = [];
-    let missed = 0;
-    for (const frame of frames.slice(1)) {
-      await sleep(2000 + random() * 4000); // decorrelated from both poll periods
-      const timestamp = formatTimestamp(parseMrmsFileName(frame.name)!.timeMs);
-      await upload(frame);
-      const uploaded = performance.now();
-      let seen: number | undefined;
+    // One poller throughout; uploads on their own random schedule (3-9 s apart, more than the
+    // 5 s ingest period, so they fall at every phase of both poll loops), never waiting for
+    // the previous file to become visible.
+    const uploadedAt = new Map<string, number>();
+    const seenAfter = new Map<string, number>();
+    let polling = true;
+    const poller = (async () => {
       let etag = '';
-      while (performance.now() - uploaded < 60_000) {
+      while (polling) {
         const res = await httpGet(`${replica.url}/status.json`, {
           ...AUTH_HEADERS,
           ...(etag ? { 'if-none-match': etag } : {}),
         }).catch(() => undefined);
+        const now = performance.now();
         if (res?.status === 200) {
           etag = String(res.headers.etag ?? '');
-          const listed = (JSON.parse(res.body.toString()) as { timestamps: string[] }).timestamps;
-          if (listed.includes(timestamp)) {
-            seen = performance.now() - uploaded;
-            break;
+          const listed = new Set(
+            (JSON.parse(res.body.toString()) as { timestamps: string[] }).timestamps,
+          );
+          for (const [timestamp, at] of uploadedAt) {
+            if (!seenAfter.has(timestamp) && listed.has(timestamp)) {
+              seenAfter.set(timestamp, Math.round(now - at));
+              log(`mrms publish-to-visible: ${timestamp} ${Math.round(now - at)} ms`);
+            }
           }
         }
         await sleep(POLL_MS);
       }
-      if (seen === undefined) missed++;
-      else samples.push(Math.round(seen));
-      log(
-        `mrms publish-to-visible: ${timestamp} ${seen === undefined ? 'MISSED' : `${Math.round(seen)} ms`}`,
-      );
+    })();
+    try {
+      for (const frame of frames.slice(1)) {
+        await sleep(3000 + random() * 6000);
+        await upload(frame);
+        uploadedAt.set(formatTimestamp(parseMrmsFileName(frame.name)!.timeMs), performance.now());
+      }
+      const deadline = performance.now() + 60_000;
+      while (seenAfter.size < uploadedAt.size && performance.now() < deadline) await sleep(100);
+    } finally {
+      polling = false;
+      await poller;
     }
+    const samples = [...uploadedAt.keys()].flatMap((ts) => {
+      const ms = seenAfter.get(ts);
+      return ms === undefined ? [] : [ms];
+    });
+    const missed = uploadedAt.size - samples.length;
     const sorted = [...samples].sort((a, b) => a - b);
     return {
       uploads,
