@@ -1,7 +1,7 @@
 /**
  * Configuration: the only module that reads the environment. `loadConfig` validates every
- * variable of DESIGN.md §3.2 at once and returns a frozen object, so a bad deployment fails at
- * start with one message listing every problem instead of misbehaving later.
+ * variable (docs/configuration.md) at once and returns a frozen object, so a bad deployment
+ * fails at start with one message listing every problem instead of misbehaving later.
  */
 import path from 'node:path';
 import { z } from 'zod';

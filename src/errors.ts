@@ -1,7 +1,7 @@
 /**
  * The error registry: one class per HTTP status the service answers with an error record.
- * Every error carries `status`, the exact public `message` of SPEC.md (or the RFC 9110 reason
- * phrase for statuses SPEC.md does not list) and `expose = true`; internal details stay in
+ * Every error carries `status`, the exact public `message` of its status (its reason phrase,
+ * listed in docs/behaviour.md) and `expose = true`; internal details stay in
  * `cause` and never reach a response body.
  */
 
@@ -23,8 +23,8 @@ export abstract class HttpError extends Error {
   }
 }
 
-// One class per status (DESIGN.md §4): the classes repeat a shape, each names its status,
-// SPEC message and headers, so a throw site reads as the answer it produces.
+// One class per status: the classes repeat a shape, each names its status, public
+// message and headers, so a throw site reads as the answer it produces.
 export class BadRequestError extends HttpError {
   readonly status = 400;
   constructor(options?: { cause?: unknown }) {
@@ -128,8 +128,8 @@ export class ServiceUnavailableError extends HttpError {
 }
 
 /**
- * The JSON error record of SPEC.md, as response body text: the one place it is built, for the
- * Koa error middleware, the raw answers to parser errors and the admin listener alike.
+ * The JSON error record (docs/behaviour.md), as response body text: the one place it is built,
+ * for the Koa error middleware, the raw answers to parser errors and the admin listener alike.
  */
 export function errorBody(error: HttpError): string {
   return JSON.stringify({ error: { code: error.status, message: error.message } });

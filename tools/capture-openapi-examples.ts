@@ -146,7 +146,7 @@ async function main(): Promise<void> {
       request: `${method} ${target}`,
       status: res.status,
       headers,
-      ...(json && !encoded && res.body.length > 0 && res.body.length < 4096
+      ...(json && !encoded && res.body.length > 0 && res.body.length < 8192
         ? { body: JSON.parse(res.body.toString('utf8')) as unknown }
         : { bytes: res.body.length }),
     });
@@ -189,6 +189,7 @@ async function main(): Promise<void> {
     await capture('archive 404', '/tiles/202001010000.pmtiles');
     await capture('archive 400', '/tiles/202613011200.pmtiles');
     await capture('tilejson 200', `/tiles/${latest}.json`);
+    let stored: string | undefined;
     for (const [z, x, y] of [
       [4, 3, 6],
       [4, 4, 6],
@@ -198,9 +199,25 @@ async function main(): Promise<void> {
       const tile = await send(live.port, 'HEAD', `/tiles/${latest}/${z}/${x}/${y}.png`, auth);
       if (tile.headers['oatiles-hint'] === undefined) {
         await capture('tile 200', `/tiles/${latest}/${z}/${x}/${y}.png`);
+        stored = `${z}/${x}/${y}`;
         break;
       }
     }
+    if (stored !== undefined) {
+      const scheme = await capture('scheme tile 200', `/tiles/${latest}/cividis/${stored}.png`);
+      await capture('scheme tile 304', `/tiles/${latest}/cividis/${stored}.png`, {
+        headers: { ...auth, 'If-None-Match': String(scheme.headers.etag) },
+      });
+    }
+    await capture('scheme tile 400 (unknown scheme)', `/tiles/${latest}/rainbow/4/3/6.png`);
+    await capture('scheme tilejson 200', `/tiles/${latest}/cividis.json`);
+    const legend = await capture('legend 200', '/legend.json');
+    await capture('legend gzip', '/legend.json', {
+      headers: { ...auth, 'Accept-Encoding': 'gzip' },
+    });
+    await capture('legend 304', '/legend.json', {
+      headers: { ...auth, 'If-None-Match': String(legend.headers.etag) },
+    });
     await capture('empty tile 200', `/tiles/${latest}/4/0/0.png`);
     await capture('tile 400 (z outside the archive)', `/tiles/${latest}/30/0/0.png`);
     await capture('401', '/status.json', { headers: {} });

@@ -1,31 +1,104 @@
 /**
- * The dBZ legend, drawn from the simulator's palette table itself so the legend and the tiles
- * cannot disagree.
+ * The dBZ legend and the colour-scheme picker, drawn from the service's `/legend.json` (never
+ * from a table bundled with the page), so the legend, the picker and the colours on the map
+ * come from one document. Until a session has read it, the legend shows its title and a
+ * disabled picker at its final size, so the map's fit does not move when it arrives.
  */
 import type { IControl } from 'maplibre-gl';
-import type { PaletteStep } from '../src/render/palette';
+import type { RadarLegend, RadarLegendScheme } from '../src/client/legend';
 
-/** Fills `container` with one swatch per palette step, labelled with its lower bound in dBZ. */
-export function renderLegend(container: HTMLElement, palette: readonly PaletteStep[]): void {
+const STORAGE_KEY = 'radar-viewer.scheme';
+
+/** The legend box and its picker. */
+export interface LegendView {
+  /** The `#legend` element (made a map control by {@link legendControl}). */
+  readonly element: HTMLElement;
+  /** Fills the picker with the legend's schemes and draws `schemeId`'s steps. */
+  show(legend: RadarLegend, schemeId: string): void;
+  /** Called with the scheme the user picks. */
+  onSelect(listener: (schemeId: string) => void): void;
+}
+
+function byId<T extends HTMLElement>(doc: Document, id: string): T {
+  const element = doc.getElementById(id);
+  if (!element) throw new Error(`viewer markup lacks #${id}`);
+  return element as T;
+}
+
+/** One swatch per step, labelled every 10 dBZ; each swatch's title is its dBZ range. */
+function renderScale(container: HTMLElement, scheme: RadarLegendScheme): void {
   const doc = container.ownerDocument;
-  const title = doc.createElement('div');
-  title.className = 'legend-title';
-  title.textContent = 'Reflectivity (dBZ)';
-  const scale = doc.createElement('div');
-  scale.className = 'legend-scale';
-  for (const step of palette) {
-    const cell = doc.createElement('div');
-    cell.className = 'legend-step';
-    cell.title = `${step.dbz}+ dBZ`;
-    const swatch = doc.createElement('div');
-    swatch.className = 'legend-swatch';
-    swatch.style.background = step.color;
-    const label = doc.createElement('div');
-    label.textContent = step.dbz % 10 === 0 ? String(step.dbz) : '';
-    cell.append(swatch, label);
-    scale.append(cell);
+  container.replaceChildren(
+    ...scheme.steps.map((step) => {
+      const cell = doc.createElement('div');
+      cell.className = 'legend-step';
+      cell.title = step.label;
+      const swatch = doc.createElement('div');
+      swatch.className = 'legend-swatch';
+      swatch.style.background = step.color;
+      swatch.style.opacity = String(step.opacity);
+      const label = doc.createElement('div');
+      label.textContent = step.min % 10 === 0 ? String(step.min) : '';
+      cell.append(swatch, label);
+      return cell;
+    }),
+  );
+}
+
+/** Binds the legend markup of `web/index.html`. */
+export function createLegendView(doc: Document): LegendView {
+  const element = byId(doc, 'legend');
+  const picker = byId<HTMLSelectElement>(doc, 'scheme');
+  const scale = byId(doc, 'legend-scale');
+  let current: RadarLegend | undefined;
+  const draw = (schemeId: string) => {
+    const scheme = current?.schemes.find((s) => s.id === schemeId);
+    if (scheme === undefined) return;
+    picker.value = scheme.id;
+    picker.title = scheme.description;
+    renderScale(scale, scheme);
+    element.dataset.scheme = scheme.id;
+  };
+  return {
+    element,
+    show(legend, schemeId) {
+      current = legend;
+      picker.replaceChildren(
+        ...legend.schemes.map((scheme) => {
+          const option = doc.createElement('option');
+          option.value = scheme.id;
+          option.textContent = scheme.name;
+          return option;
+        }),
+      );
+      picker.disabled = false;
+      draw(schemeId);
+    },
+    onSelect(listener) {
+      picker.addEventListener('change', () => {
+        draw(picker.value);
+        listener(picker.value);
+      });
+    },
+  };
+}
+
+/** The scheme this browser last picked (kept in `localStorage`), if any. */
+export function storedScheme(storage: Storage): string | undefined {
+  try {
+    return storage.getItem(STORAGE_KEY) ?? undefined;
+  } catch {
+    return undefined;
   }
-  container.replaceChildren(title, scale);
+}
+
+/** Remembers the picked scheme in this browser. */
+export function storeScheme(storage: Storage, schemeId: string): void {
+  try {
+    storage.setItem(STORAGE_KEY, schemeId);
+  } catch {
+    // Storage full or refused: the choice lasts for this page only.
+  }
 }
 
 /**

@@ -5,11 +5,10 @@
  */
 import * as maplibregl from 'maplibre-gl';
 import 'maplibre-gl/dist/maplibre-gl.css';
-import { REFLECTIVITY_PALETTE } from '../src/render/palette';
 import type { RadarCredentials } from '../src/client/transport';
 import { basemapStyle, RADAR_BEFORE_LAYER, type Basemap } from './basemap-style';
 import { createCredentialsStore } from './credentials-store';
-import { legendControl, renderLegend } from './legend';
+import { createLegendView, legendControl, storedScheme, storeScheme } from './legend';
 import { createPanel } from './panel';
 import { createRadarSession, type RadarSession } from './radar-session';
 import { pagePadding } from './visible-area';
@@ -53,7 +52,7 @@ async function fetchJson<T>(name: string): Promise<T> {
 
 async function main(): Promise<void> {
   const panel = createPanel(document);
-  renderLegend(panel.legend, REFLECTIVITY_PALETTE);
+  const legend = createLegendView(document);
   maplibregl.setWorkerUrl(new URL('maplibre-gl-worker.mjs', location.href).href);
   const [config, basemap] = await Promise.all([
     fetchJson<ViewerConfig>('config.json'),
@@ -71,7 +70,7 @@ async function main(): Promise<void> {
   });
   map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'top-right');
   // Added after the attribution, so stacked above it in the same corner.
-  map.addControl(legendControl(panel.legend), 'bottom-right');
+  map.addControl(legendControl(legend.element), 'bottom-right');
   // Refit CONUS when the visible area changes (rotation, resize, panel folded) until the user
   // moves the map themselves.
   let userMoved = false;
@@ -97,8 +96,14 @@ async function main(): Promise<void> {
       apiBaseUrl,
       credentials,
       beforeId: RADAR_BEFORE_LAYER,
+      scheme: storedScheme(localStorage),
+      onLegend: (doc, schemeId) => legend.show(doc, schemeId),
     });
   };
+  legend.onSelect((schemeId) => {
+    storeScheme(localStorage, schemeId);
+    session?.setScheme(schemeId);
+  });
   panel.onControls({
     toggle: () => session?.player.toggle(),
     step: (delta) => session?.player.step(delta),

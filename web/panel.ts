@@ -18,7 +18,6 @@ export type PageState =
 
 /** The panel's controls and displays. */
 export interface Panel {
-  readonly legend: HTMLElement;
   setPageState(state: PageState): void;
   showMessage(kind: MessageKind, text: string): void;
   /** Hides the message if it is of `kind` (any kind when omitted). */
@@ -83,7 +82,6 @@ export function createPanel(doc: Document): Panel {
   if (doc.defaultView?.matchMedia('(max-width: 600px)').matches) setFolded(true);
 
   return {
-    legend: byId(doc, 'legend'),
     setPageState(state) {
       body.dataset.radarState = state;
     },

@@ -2,6 +2,10 @@
  * One connection of the page to the API with one set of credentials: the client library's
  * client, status watch and map frames, tied to the player and the panel. Changing credentials
  * closes the session and starts a new one, so no request of the old key outlives it.
+ *
+ * The session also reads `/legend.json` once and shows the frames in the chosen colour scheme:
+ * the archives stay the bytes the service publishes, and the tiles get the scheme's palette in
+ * the page (the client library's palette swap, with the legend's colours).
  */
 import type { Map as MapLibreMap } from 'maplibre-gl';
 import { RadarApiError, RadarRateLimitError } from '../src/client/errors';
@@ -11,6 +15,7 @@ import {
   type MapLibreProtocols,
   type RadarFrames,
 } from '../src/client/map-frames';
+import { schemeRewrite, type RadarLegend } from '../src/client/legend';
 import { createRadarClient } from '../src/client/radar-client';
 import type { RadarStatus } from '../src/client/status';
 import { watchStatus } from '../src/client/status-watcher';
@@ -32,6 +37,10 @@ export interface RadarSessionOptions {
    * freshly started service's backfill fills the slider quickly, for 4 of ~1200 requests/min.
    */
   readonly pollMs?: number;
+  /** The colour scheme to start in (the legend's default when it lists no such scheme). */
+  readonly scheme?: string;
+  /** Called once the legend is read, with the scheme the frames are shown in. */
+  readonly onLegend?: (legend: RadarLegend, schemeId: string) => void;
 }
 
 /** A live connection. */
@@ -39,6 +48,8 @@ export interface RadarSession {
   readonly player: Player;
   readonly frames: RadarFrames;
   status(): RadarStatus | undefined;
+  /** Shows the frames in `schemeId` (applied once the legend is read, if it is not yet). */
+  setScheme(schemeId: string): void;
   close(): void;
 }
 
@@ -70,6 +81,17 @@ export function createRadarSession(options: RadarSessionOptions): RadarSession {
   });
   let status: RadarStatus | undefined;
   let closed = false;
+  let legend: RadarLegend | undefined;
+  let scheme = options.scheme;
+  /** One rewrite per scheme, so picking the shown scheme again reloads nothing. */
+  const rewrites = new Map<string, ReturnType<typeof schemeRewrite>>();
+  const applyScheme = () => {
+    if (legend === undefined || closed) return;
+    if (scheme === undefined || !legend.schemes.some((s) => s.id === scheme))
+      scheme = legend.default;
+    if (!rewrites.has(scheme)) rewrites.set(scheme, schemeRewrite(legend, scheme));
+    frames.setRecolour(rewrites.get(scheme));
+  };
 
   const updateLoaded = () => {
     const current = player.current();
@@ -134,6 +156,16 @@ export function createRadarSession(options: RadarSessionOptions): RadarSession {
     onError: fail,
   });
 
+  client
+    .legend()
+    .then((doc) => {
+      if (closed) return;
+      legend = doc;
+      applyScheme();
+      options.onLegend?.(doc, scheme!);
+    })
+    .catch(fail);
+
   const onMapData = () => updateLoaded();
   map.on('sourcedata', onMapData);
   map.on('idle', onMapData);
@@ -153,6 +185,10 @@ export function createRadarSession(options: RadarSessionOptions): RadarSession {
     player,
     frames,
     status: () => status,
+    setScheme(schemeId) {
+      scheme = schemeId;
+      applyScheme();
+    },
     close() {
       closed = true;
       clearInterval(clock);

@@ -1,5 +1,5 @@
 /**
- * How the page writes radar times: the timestamp digits are UTC (DESIGN.md §3.1), shown both
+ * How the page writes radar times: the timestamp digits are UTC (docs/behaviour.md), shown both
  * in UTC, the meteorological convention, and in the viewer's local zone.
  */
 import { timestampToDate } from '../src/client/status';

@@ -37,7 +37,7 @@ export class RadarRateLimitError extends RadarApiError {
   }
 }
 
-/** The service answered 2xx with a body that breaks SPEC.md (e.g. a malformed status). */
+/** The service answered 2xx with a body that breaks the interface (e.g. a malformed status). */
 export class RadarResponseError extends Error {
   constructor(message: string) {
     super(message);

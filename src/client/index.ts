@@ -7,6 +7,15 @@ export { archivePath, createArchiveSource } from './archive-source';
 export { RadarApiError, RadarRateLimitError, RadarResponseError } from './errors';
 export { explainError } from './explain-error';
 export {
+  LEGEND_PATH,
+  legendPalette,
+  parseLegend,
+  schemeRewrite,
+  type RadarLegend,
+  type RadarLegendScheme,
+  type RadarLegendStep,
+} from './legend';
+export {
   createFrameRegistry,
   guardedProtocolHandler,
   protocolKey,

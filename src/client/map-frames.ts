@@ -5,6 +5,7 @@
  * the map (least recently used go first) so a long loop cannot exhaust memory or the quota.
  */
 import { Protocol } from 'pmtiles';
+import type { PaletteRewrite } from '../render/scheme-rewrite';
 import {
   createFrameRegistry,
   guardedProtocolHandler,
@@ -82,8 +83,34 @@ export interface RadarFrames {
   frames(): string[];
   /** Layer id of a timestamp's raster layer. */
   layerId(timestamp: string): string;
+  /**
+   * Shows every tile from now on through `rewrite` (a palette swap, see `legend.ts`
+   * `schemeRewrite`), or as stored when undefined. The frames on the map are reloaded: the
+   * shown one at once, the others when next shown or preloaded (so a switch costs the tiles
+   * of one view, not of every frame kept).
+   */
+  setRecolour(rewrite: PaletteRewrite | undefined): void;
   /** Removes every frame and, if this helper registered it, the protocol. */
   remove(): void;
+}
+
+/**
+ * `handler` with its tile bodies passed through the current recolouring, if any (what
+ * {@link RadarFrames.setRecolour} installs); TileJSON and missing tiles pass unchanged.
+ */
+export function recolouringHandler(
+  handler: ProtocolHandler,
+  current: () => PaletteRewrite | undefined,
+): ProtocolHandler {
+  return (request, abortController) =>
+    handler(request, abortController).then((response) => {
+      const rewrite = current();
+      const data = response.data;
+      // TileJSON comes back as an object; a missing tile as an empty body.
+      if (rewrite === undefined || !(data instanceof Uint8Array) || data.length === 0)
+        return response;
+      return { ...response, data: rewrite(data) };
+    });
 }
 
 /** Adds radar frames to `options.map`; call after the map's `load` event. */
@@ -91,10 +118,14 @@ export function createRadarFrames(options: RadarFramesOptions): RadarFrames {
   const { map, client } = options;
   const protocol = options.protocol ?? new Protocol();
   const ownsProtocol = options.protocol === undefined;
+  let recolour: PaletteRewrite | undefined;
   if (ownsProtocol) {
     if (!options.maplibre)
       throw new TypeError('createRadarFrames needs `maplibre` or a registered `protocol`');
-    options.maplibre.addProtocol(PMTILES_SCHEME, guardedProtocolHandler(protocol));
+    options.maplibre.addProtocol(
+      PMTILES_SCHEME,
+      recolouringHandler(guardedProtocolHandler(protocol), () => recolour),
+    );
   }
   const registry = createFrameRegistry(client, protocol);
   const prefix = options.idPrefix ?? 'radar';
@@ -107,10 +138,11 @@ export function createRadarFrames(options: RadarFramesOptions): RadarFrames {
   const sourceId = (timestamp: string) => `${prefix}-${timestamp}`;
   const layerId = (timestamp: string) => `${prefix}-${timestamp}-layer`;
 
-  const drop = (timestamp: string) => {
+  /** Takes a frame off the map; `release` also drops its archive reader. */
+  const drop = (timestamp: string, release = true) => {
     if (map.getLayer(layerId(timestamp))) map.removeLayer(layerId(timestamp));
     if (map.getSource(sourceId(timestamp))) map.removeSource(sourceId(timestamp));
-    registry.release(timestamp);
+    if (release) registry.release(timestamp);
     onMap.delete(timestamp);
     if (shown === timestamp) shown = undefined;
   };
@@ -143,15 +175,17 @@ export function createRadarFrames(options: RadarFramesOptions): RadarFrames {
     }
   };
 
+  const show = (timestamp: string) => {
+    ensure(timestamp);
+    map.setPaintProperty(layerId(timestamp), 'raster-opacity', opacity);
+    if (shown !== undefined && shown !== timestamp && onMap.has(shown)) {
+      map.setPaintProperty(layerId(shown), 'raster-opacity', 0);
+    }
+    shown = timestamp;
+  };
+
   return {
-    show(timestamp) {
-      ensure(timestamp);
-      map.setPaintProperty(layerId(timestamp), 'raster-opacity', opacity);
-      if (shown !== undefined && shown !== timestamp && onMap.has(shown)) {
-        map.setPaintProperty(layerId(shown), 'raster-opacity', 0);
-      }
-      shown = timestamp;
-    },
+    show,
     current: () => shown,
     preload(timestamps) {
       for (const timestamp of timestamps) ensure(timestamp);
@@ -164,6 +198,17 @@ export function createRadarFrames(options: RadarFramesOptions): RadarFrames {
     },
     frames: () => [...onMap],
     layerId,
+    setRecolour(rewrite) {
+      if (rewrite === recolour) return;
+      if (!ownsProtocol)
+        throw new TypeError('setRecolour needs the protocol this helper registered');
+      recolour = rewrite;
+      // Sources cache decoded tiles: new sources load them again through the new palette.
+      // The archive readers stay, so no header or directory is read twice.
+      const current = shown;
+      for (const timestamp of [...onMap]) drop(timestamp, false);
+      if (current !== undefined) show(current);
+    },
     remove() {
       for (const timestamp of [...onMap]) drop(timestamp);
       if (ownsProtocol) options.maplibre?.removeProtocol(PMTILES_SCHEME);

@@ -1,5 +1,5 @@
 /**
- * `createRadarClient`: the entry point for map developers. It follows SPEC.md's client flow
+ * `createRadarClient`: the entry point for map developers. It follows the API's client flow
  * (read `/status.json`, then archives by a listed timestamp) and hides the details each map
  * would otherwise rediscover: both auth headers on every range request, 429 handling, and
  * validation of the status record.
@@ -7,6 +7,7 @@
 import { PMTiles } from 'pmtiles';
 import { archivePath, createArchiveSource } from './archive-source';
 import { RadarResponseError } from './errors';
+import { LEGEND_PATH, parseLegend, type RadarLegend } from './legend';
 import type { RateLimitState } from './rate-limit';
 import { parseRadarStatus, type RadarStatus } from './status';
 import {
@@ -28,6 +29,11 @@ export interface RadarClient {
   readonly baseUrl: string;
   /** The validated status record; rejects with `RadarApiError` / `RadarResponseError`. */
   status(signal?: AbortSignal): Promise<RadarStatus>;
+  /**
+   * The colour schemes and their legend (`/legend.json`), validated. It changes only with a
+   * release of the service, so one read per page is enough.
+   */
+  legend(signal?: AbortSignal): Promise<RadarLegend>;
   /** Absolute URL of a timestamp's archive (also its pmtiles source key). */
   archiveUrl(timestamp: string): string;
   /**
@@ -84,6 +90,9 @@ export function createRadarClient(
     baseUrl: http.baseUrl,
     async status(signal) {
       return parseRadarStatus(await getJson(http, '/status.json', 'status', signal));
+    },
+    async legend(signal) {
+      return parseLegend(await getJson(http, LEGEND_PATH, 'legend', signal));
     },
     archiveUrl: (timestamp) => http.url(archivePath(timestamp)),
     tileUrl: (timestamp) => http.url(tileTemplatePath(timestamp)),

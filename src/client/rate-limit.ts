@@ -1,5 +1,5 @@
 /**
- * Reading the service's rate-limit headers. SPEC.md reports the quota through
+ * Reading the service's rate-limit headers. The service reports the quota through
  * `X-RateLimit-Limit/Remaining/Reset` (Reset in Unix seconds) and 429 adds `Retry-After`;
  * these pure functions turn them into a state callers can show and a wait they can honour.
  */

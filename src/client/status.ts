@@ -1,7 +1,8 @@
 /**
  * The radar status record (`GET /status.json`), validated before use: a map that animates a
- * malformed timestamp list fails later and far less clearly. SPEC.md leaves the order of
- * `timestamps` unstated, so the client sorts it newest first itself.
+ * malformed timestamp list fails later and far less clearly. The service lists `timestamps`
+ * newest first; the client sorts them newest first itself anyway, so it also works against a
+ * server of the same interface that lists them in another order.
  */
 import { parseTimestamp } from '../domain/timestamps';
 import { RadarResponseError } from './errors';

@@ -1,6 +1,6 @@
 /**
  * The one way the client talks HTTP to the service. Every request carries both credentials
- * (`Authorization` and `X-App`, SPEC.md), every response updates the rate-limit state, and a
+ * (`Authorization` and `X-App`), every response updates the rate-limit state, and a
  * 429 is waited out with bounded backoff: at most `maxRetries` retries, never a single wait
  * longer than `maxWaitMs`. After a 429 the transport holds all requests until the window
  * reopens, so twenty concurrent tile requests do not each collect their own 429.

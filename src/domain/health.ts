@@ -1,5 +1,5 @@
 /**
- * The `healthy` flag of the status document (DESIGN.md §3.1): data fresh enough, catalog in
+ * The `healthy` flag of the status document (docs/behaviour.md): data fresh enough, catalog in
  * sync with the shared index, and the archive store answering its last probe.
  */
 import type { CatalogReader } from './ports';

@@ -48,14 +48,24 @@ const COMPRESS: Record<Exclude<StatusEncoding, 'identity'>, (body: Buffer) => Bu
     }),
 };
 
-/** Renders exactly the three SPEC fields; `undefined` when nothing is published yet. */
+/** Renders exactly the three public fields; `undefined` when nothing is published yet. */
 export function renderStatus(
   snapshot: CatalogSnapshot,
   healthy: boolean,
 ): StatusDocument | undefined {
   const latest = snapshot.timestamps[0];
   if (latest === undefined) return undefined;
-  const body = Buffer.from(JSON.stringify({ healthy, latest, timestamps: snapshot.timestamps }));
+  return preparedDocument(
+    Buffer.from(JSON.stringify({ healthy, latest, timestamps: snapshot.timestamps })),
+  );
+}
+
+/**
+ * Any JSON `body` as a prepared document: its strong ETag (a hash of the bytes, so equal on
+ * every replica) and its encodings made on first demand. The status document and the legend
+ * are both served this way.
+ */
+export function preparedDocument(body: Buffer): StatusDocument {
   const base = createHash('sha256').update(body).digest('base64url').slice(0, 27);
   const etag = `"${base}"`;
   const identity: StatusRepresentation = { encoding: 'identity', body, etag };

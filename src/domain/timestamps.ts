@@ -5,7 +5,7 @@
 
 const TWELVE_DIGITS = /^[0-9]{12}$/;
 
-/** True when `value` has the SPEC shape (12 decimal digits), whatever its calendar meaning. */
+/** True when `value` has the timestamp shape (12 decimal digits), whatever its calendar meaning. */
 export function hasTimestampShape(value: string): boolean {
   return TWELVE_DIGITS.test(value);
 }

@@ -55,7 +55,8 @@ function decide(rangeHeader: string, size: number): RangeSelection {
   const parsed = parseRange(size, clampLongSuffixes(rangeHeader, size));
   if (parsed === -2) return WHOLE;
   if (parsed === -1) return { kind: 'unsatisfiable' };
-  // Several specs answer whole even when range-parser kept only one of them (DESIGN §3.1).
+  // Several range-specs answer the whole archive (no multipart answers, as RFC 9110 allows),
+  // even when range-parser kept only one of them.
   if (parsed.type !== 'bytes' || parsed.length !== 1 || rangeHeader.includes(',')) return WHOLE;
   const [range] = parsed;
   if (

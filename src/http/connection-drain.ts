@@ -9,7 +9,8 @@
  *   answer writer adds it while draining), and Node closes the connection after it;
  * - a connection with nothing in flight is closed only once it has been idle for
  *   `idleCloseMs`, which is set above the balancer's own upstream idle timeout: by then the
- *   balancer has closed its end and will never send on it again;
+ *   balancer has closed its end and will never send on it again (idleness is watched only
+ *   during the drain, so serving requests costs nothing for it);
  * - whatever is still open at the deadline is cut.
  */
 import type http from 'node:http';
@@ -17,8 +18,6 @@ import net from 'node:net';
 import type { Socket } from 'node:net';
 
 export interface ConnectionDrain {
-  /** Counts a request (from any server event) against its connection until its response closes. */
-  track(req: http.IncomingMessage, res: http.ServerResponse): void;
   /**
    * Stops accepting, then closes connections as they become safe to close; resolves when every
    * connection is closed, cutting those still open after `deadlineMs`.
@@ -26,12 +25,17 @@ export interface ConnectionDrain {
   drain(deadlineMs: number): Promise<void>;
 }
 
-interface Connection {
-  /** Requests on it whose response has not closed yet (pipelined ones included). */
-  active: number;
-  /** `performance.now()` when its last response closed (or it opened). */
-  idleSince: number;
+/** What the drain saw of a connection at its last look. */
+interface Seen {
+  /** Bytes read and written then: a change is activity. */
+  bytes: number;
+  /** `performance.now()` of the last activity seen (or of the drain's start). */
+  activeAt: number;
 }
+
+/** Node's current response on a socket, if any (its own bookkeeping of the exchange). */
+const inFlight = (socket: Socket): boolean =>
+  (socket as Socket & { _httpMessage?: unknown })._httpMessage != null;
 
 export interface ConnectionDrainOptions {
   /** A connection idle this long during a drain is closed (above the balancer's idle timeout). */
@@ -44,30 +48,31 @@ export function createConnectionDrain(
   server: http.Server,
   options: ConnectionDrainOptions,
 ): ConnectionDrain {
-  const connections = new Map<Socket, Connection>();
+  // Connections only; nothing per request, so serving pays nothing for the drain.
+  const connections = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
-    connections.set(socket, { active: 0, idleSince: performance.now() });
+    connections.add(socket);
     socket.once('close', () => connections.delete(socket));
   });
 
+  // Activity is watched only while draining, at each sweep: a connection with a response in
+  // flight, or whose byte counts moved since the last look, is active; one that stayed idle
+  // `idleCloseMs` (counted from the drain's start at the earliest) is closed.
+  const seen = new Map<Socket, Seen>();
   const sweep = () => {
     const now = performance.now();
-    for (const [socket, connection] of connections) {
-      if (connection.active === 0 && now - connection.idleSince >= options.idleCloseMs)
+    for (const socket of connections) {
+      const bytes = socket.bytesRead + socket.bytesWritten;
+      const last = seen.get(socket);
+      if (last === undefined || inFlight(socket) || last.bytes !== bytes) {
+        seen.set(socket, { bytes, activeAt: now });
+      } else if (now - last.activeAt >= options.idleCloseMs) {
         socket.destroy();
+      }
     }
   };
 
   return {
-    track(req, res) {
-      const connection = connections.get(req.socket);
-      if (connection === undefined) return;
-      connection.active++;
-      res.once('close', () => {
-        connection.active--;
-        if (connection.active === 0) connection.idleSince = performance.now();
-      });
-    },
     drain(deadlineMs) {
       return new Promise((resolve) => {
         if (!server.listening) return resolve();

@@ -63,8 +63,6 @@ export function createHttpServer(deps: HttpServerDeps): PublicServer {
 
   const listener = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const started = performance.now();
-    // Declared below, once the server exists; no request arrives before that.
-    connections.track(req, res);
     const answer = core.handle(nodeRequest(req, res, trustProxy));
     if (answer !== undefined && !(answer instanceof Promise)) {
       writer.write(req, res, answer, started);
@@ -104,8 +102,8 @@ export function createHttpServer(deps: HttpServerDeps): PublicServer {
   server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => {
     socket.end(rawErrorResponse(new MethodNotAllowedError('GET, HEAD, OPTIONS')));
   });
-  const connections = createConnectionDrain(server, {
+  const drain = createConnectionDrain(server, {
     idleCloseMs: deps.drainIdleCloseMs ?? DRAIN_IDLE_CLOSE_MS,
   });
-  return { server, drain: connections.drain };
+  return { server, drain: drain.drain };
 }

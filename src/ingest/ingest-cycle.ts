@@ -26,56 +26,21 @@ import type {
 } from '../domain/ports';
 import { parseTimestamp, timestampFromFileName } from '../domain/timestamps';
 import type { Logger } from '../logger';
-import { STRUCTURE_REJECTION_REASONS } from '../pmtiles/archive-check';
-import { HEADER_REJECTION_REASONS, validateArchiveHead } from '../pmtiles/validate';
+import { validateArchiveHead } from '../pmtiles/validate';
+import { createExpiredDeleter } from './expired-deleter';
 import { createObjectBackoff } from './object-backoff';
 import { createStructureCheck } from './structure-check';
-import { classifyReadFailure, describeReadFailure, type ReadFailureReason } from './read-failure';
+import {
+  type IngestEvents,
+  type IngestRejectionReason,
+  type UnpublishReason,
+} from './ingest-events';
+import { classifyReadFailure, describeReadFailure } from './read-failure';
 
 export { FUTURE_SKEW_MS } from '../domain/archive-meta';
 
 /** Bytes read to validate a header: the PMTiles root directory must lie inside them. */
 export const HEAD_BYTES = 16384;
-/** Objects are deleted this long after their timestamp left the catalog (in-flight reads). */
-export const DELETE_GRACE_MS = 10 * 60_000;
-
-/**
- * Every reason ingest refuses an object (a closed list: the rejection metric exports each at 0
- * from the start, and a new reason cannot be counted without being added here).
- */
-export const INGEST_REJECTION_REASONS = [
-  'bad-name',
-  ...HEADER_REJECTION_REASONS,
-  ...STRUCTURE_REJECTION_REASONS,
-  'bad-size',
-  'bad-etag',
-  'bad-last-modified',
-] as const;
-export type IngestRejectionReason = (typeof INGEST_REJECTION_REASONS)[number];
-
-/**
- * Every reason ingest withdraws a published timestamp (a closed list, exported at 0 by the
- * metrics like the rejection reasons).
- */
-export const UNPUBLISH_REASONS = [
-  'replaced-invalid',
-  'replaced-unreadable',
-  'object-missing',
-  'catalog-junk',
-  'failed-revalidation',
-] as const;
-/** Why ingest withdrew a published timestamp. */
-export type UnpublishReason = (typeof UNPUBLISH_REASONS)[number];
-
-export interface IngestEvents {
-  onPublished?(timestamp: string, lagMs: number): void;
-  onRejected?(name: string, reason: IngestRejectionReason): void;
-  /** A published timestamp got new metadata (its object was replaced by a valid archive). */
-  onRepublished?(timestamp: string): void;
-  onUnpublished?(timestamp: string, reason: UnpublishReason): void;
-  /** One failed read (or delete) of one object; retried with backoff. */
-  onReadFailed?(name: string, reason: ReadFailureReason): void;
-}
 
 export interface IngestCycleOptions extends IngestEvents {
   readonly source: ArchiveSource;
@@ -267,24 +232,7 @@ export function createIngestCycle(options: IngestCycleOptions): IngestCycle {
     }
   };
 
-  const deleteExpired = async (objects: readonly StoredObject[], cutoffMs: number) => {
-    for (const object of objects) {
-      const ts = timestampFromFileName(object.name);
-      const epochMs = ts === undefined ? undefined : parseTimestamp(ts);
-      if (epochMs === undefined || epochMs >= cutoffMs - DELETE_GRACE_MS) continue;
-      try {
-        await source.remove(object.name);
-        logger.info({ object: object.name }, 'expired archive deleted');
-      } catch (err) {
-        const reason = classifyReadFailure(err);
-        logger.warn(
-          { object: object.name, reason, err: describeReadFailure(err) },
-          'expired archive not deleted; retrying next pass',
-        );
-        options.onReadFailed?.(object.name, reason);
-      }
-    }
-  };
+  const deleteExpired = createExpiredDeleter(source, logger, options.onReadFailed);
 
   return {
     tracked: () => ({ rejected: rejected.size, failing: backoff.size() }),

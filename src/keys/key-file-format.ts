@@ -1,5 +1,5 @@
 /**
- * The key registry format of DESIGN.md §3.2, whatever stores it (the key file, or one string
+ * The key registry format (docs/keys.md), whatever stores it (the key file, or one string
  * in Redis): parsing validated with zod, serialising, and new API keys. Pure: the stores in
  * `adapters/fs/` and `adapters/redis/` do the reading and writing.
  */
@@ -35,7 +35,7 @@ const keyFileSchema = z.strictObject({
   ),
 });
 
-/** A key file that cannot be read as the DESIGN.md §3.2 format; the message says why. */
+/** A key file that cannot be read as the key registry format; the message says why. */
 export class KeyFileError extends Error {}
 
 /** `keys[0].origin`: a field's place in the document, as an operator would write it. */

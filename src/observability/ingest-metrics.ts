@@ -8,7 +8,7 @@ import {
   INGEST_REJECTION_REASONS,
   UNPUBLISH_REASONS,
   type IngestEvents,
-} from '../ingest/ingest-cycle';
+} from '../ingest/ingest-events';
 import { READ_FAILURE_REASONS } from '../ingest/read-failure';
 import { zeroed } from './registry';
 

@@ -21,8 +21,8 @@ export function createRegistry(labels: Record<string, string> = {}): Registry {
   const registry = new Registry();
   registry.setDefaultLabels(labels);
   // The event-loop lag histogram samples on a libuv timer of this period (prom-client's default
-  // 10 ms wakes an idle replica 100 times a second: ~0.005 cores, the whole idle budget of
-  // issue 10). 100 ms still catches every stall that matters to a request.
+  // 10 ms wakes an idle replica 100 times a second: ~0.005 cores, the whole idle budget of a
+  // replica in the benchmark targets). 100 ms still catches every stall that matters to a request.
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
   // prom-client names these gauges `_total`, which Prometheus reserves for counters
   // (`promtool check metrics` rejects them); the per-type `nodejs_active_*` gauges remain.

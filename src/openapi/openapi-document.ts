@@ -4,8 +4,8 @@
  * start. The bytes never change while the process runs, so the strong ETag is computed once.
  */
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
+import { readIfExists } from '../shared/read-if-exists';
 
 /** The served description: its bytes and their strong ETag. */
 export interface OpenApiDocument {
@@ -34,13 +34,8 @@ export function loadOpenApiDocument(
   assetsDir: string = defaultOpenApiAssetsDir(),
 ): OpenApiDocument | undefined {
   const file = path.join(assetsDir, OPENAPI_FILE);
-  let body: Buffer;
-  try {
-    body = fs.readFileSync(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  const body = readIfExists(file);
+  if (body === undefined) return undefined;
   const parsed: unknown = JSON.parse(body.toString('utf8'));
   if (typeof (parsed as { openapi?: unknown } | null)?.openapi !== 'string')
     throw new Error(`${file} is not an OpenAPI description`);

@@ -6,11 +6,11 @@
  * by the build (by hash), everything else from the page's own origin, `data:` or `blob:`.
  */
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import Router from '@koa/router';
 import { ServiceUnavailableError } from '../errors';
 import { defaultOpenApiAssetsDir } from './openapi-document';
+import { readIfExists } from '../shared/read-if-exists';
 
 /** File name of the page inside the assets directory. */
 export const REFERENCE_FILE = 'reference.html';
@@ -47,13 +47,8 @@ export function referencePolicy(html: string): string {
 }
 
 function readPage(file: string): ReferencePage | undefined {
-  let body: Buffer;
-  try {
-    body = fs.readFileSync(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  const body = readIfExists(file);
+  if (body === undefined) return undefined;
   const etag = `"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"`;
   return { body, etag, csp: referencePolicy(body.toString('utf8')) };
 }

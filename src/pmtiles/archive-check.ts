@@ -26,7 +26,7 @@ export const MAX_SECTION_OUTPUT_BYTES = 64 * 1024 * 1024;
 const MAX_LEAF_BYTES = 16 * 1024 * 1024;
 /** Leaf reads are coalesced up to this size, so memory stays bounded whatever the archive. */
 const LEAF_BATCH_BYTES = 1024 * 1024;
-/** Leaf levels below the root a reader follows (root + 3, as the spec allows). */
+/** Leaf levels below the root a reader follows (root + 3, as the PMTiles spec allows). */
 const MAX_LEAF_LEVELS = 3;
 
 /** The decoded directory, or what is wrong with it. */
@@ -91,7 +91,7 @@ export async function leafDirectoryProblem(
 ): Promise<string | undefined> {
   let level = leafPointers(root);
   for (let depth = 1; level.length > 0; depth++) {
-    if (depth > MAX_LEAF_LEVELS) return 'directory chain deeper than the spec allows';
+    if (depth > MAX_LEAF_LEVELS) return 'directory chain deeper than the PMTiles spec allows';
     const next = new Map<string, { offset: number; length: number }>();
     for (const batch of batches(level)) {
       const bytes = await read(header.leafDirectoryOffset + batch.offset, batch.length);

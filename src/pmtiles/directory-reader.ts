@@ -1,5 +1,5 @@
 /**
- * Reading PMTiles v3 directories: the inverse of `directory.ts` and the spec's `findTile`.
+ * Reading PMTiles v3 directories: the inverse of `directory.ts` and the PMTiles spec's `findTile`.
  * Entries are kept in parallel typed arrays rather than objects, so a cached directory of
  * thousands of entries is a few flat allocations and a lookup is a binary search over numbers.
  */
@@ -98,8 +98,8 @@ export function decodeDirectory(bytes: Uint8Array): Directory {
 }
 
 /**
- * The spec's `findTile`: the entry for `tileId`, an earlier entry whose run covers it, or the
- * leaf pointer (run length 0) to search next; undefined when the archive holds no such tile.
+ * The PMTiles spec's `findTile`: the entry for `tileId`, an earlier entry whose run covers it, or
+ * the leaf pointer (run length 0) to search next; undefined when the archive holds no such tile.
  */
 export function findTile(dir: Directory, tileId: number): DirectoryHit | undefined {
   let low = 0;

@@ -33,10 +33,10 @@ export const MAX_ROOT_BYTES = ROOT_WINDOW_BYTES - HEADER_BYTES;
 const MAX_VARINT_BYTES = 8;
 
 /**
- * Encodes entries (sorted by tile id, non-empty) exactly as the spec orders them: count, tile id
- * deltas, run lengths, lengths, then offsets (0 when contiguous with the previous entry, else
- * offset + 1), all as unsigned LEB128 varints, then gzip. Throws on an empty or unsorted list,
- * which no reader could use.
+ * Encodes entries (sorted by tile id, non-empty) exactly as the PMTiles spec orders them:
+ * count, tile id deltas, run lengths, lengths, then offsets (0 when contiguous with the
+ * previous entry, else offset + 1), all as unsigned LEB128 varints, then gzip. Throws on an
+ * empty or unsorted list, which no reader could use.
  */
 export function serializeDirectory(entries: readonly DirectoryEntry[]): Buffer {
   if (entries.length === 0) throw new RangeError('a PMTiles directory must not be empty');

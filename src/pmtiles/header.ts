@@ -12,10 +12,10 @@ export const ROOT_WINDOW_BYTES = 16384;
 /** The 7 ASCII bytes every archive starts with. */
 export const PMTILES_MAGIC = 'PMTiles';
 
-/** `InternalCompression` / `TileCompression` enum values of the spec. */
+/** `InternalCompression` / `TileCompression` enum values of the PMTiles spec. */
 export const Compression = { Unknown: 0, None: 1, Gzip: 2, Brotli: 3, Zstd: 4 } as const;
 
-/** Tile type enum values of the spec. */
+/** Tile type enum values of the PMTiles spec. */
 export const TileType = { Unknown: 0, Mvt: 1, Png: 2, Jpeg: 3, Webp: 4, Avif: 5 } as const;
 
 /**

@@ -1,7 +1,7 @@
 /**
  * PMTiles v3 tile ids: one number per z/x/y, the position on the series of Hilbert curves that
  * starts at z=0. Directories are sorted by it, so the writer's clustering and run-length
- * encoding, and every reader's lookup, depend on this mapping being exactly the spec's.
+ * encoding, and every reader's lookup, depend on this mapping being exactly the PMTiles spec's.
  */
 
 /**

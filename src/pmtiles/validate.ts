@@ -1,5 +1,5 @@
 /**
- * Ingest gate for PMTiles archives (DESIGN.md §3.3): decides from the first 16 KiB and the
+ * Ingest gate for PMTiles archives: decides from the first 16 KiB and the
  * object size alone whether an archive is safe to publish, so a broken upload never reaches
  * clients that fetch header + root in one 16 KiB range and then trust the offsets.
  */
@@ -42,7 +42,7 @@ export type HeaderCheck =
  * - `section-outside-object`: a 64-bit field is 2^53 or more, or the root directory, metadata,
  *   leaf directories or tile data end past `objectSize`;
  * - `section-overlaps-header`: a non-empty section starts inside the header;
- * - `empty-root`: root directory length 0 (the spec requires a non-empty root);
+ * - `empty-root`: root directory length 0 (the PMTiles spec requires a non-empty root);
  * - `root-outside-16k`: the root directory does not end within the first 16384 bytes;
  * - `bad-zoom`: min zoom above max zoom;
  * - `bad-bounds`: bounds outside lon -180..180 / lat -90..90, or west > east / south > north;

@@ -74,8 +74,8 @@ interface Blob {
  * payloads are stored once, and consecutive tile ids with identical payloads share one entry
  * (run length), so the header counts are exact. Directories and metadata are gzipped; header +
  * root always fit in the first 16 KiB (leaf directories are added when needed).
- * Throws `RangeError` for no tiles, a duplicate or out-of-range tile, an empty payload (the spec
- * forbids zero-length entries), or options a reader would misread (zooms, bounds, center).
+ * Throws `RangeError` for no tiles, a duplicate or out-of-range tile, an empty payload (the PMTiles
+ * spec forbids zero-length entries), or options a reader would misread (zooms, bounds, center).
  */
 export function writePmtiles(tiles: readonly TileInput[], options: WriteOptions): Buffer {
   checkOptions(options);

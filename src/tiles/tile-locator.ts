@@ -18,7 +18,7 @@ import {
 import { MAX_SECTION_OUTPUT_BYTES } from '../pmtiles/archive-check';
 import { HEADER_BYTES, decodeHeader, type PmtilesHeader } from '../pmtiles/header';
 
-/** Deepest directory chain the spec allows readers to follow (root + 3 leaf levels). */
+/** Deepest directory chain the PMTiles spec allows readers to follow (root + 3 leaf levels). */
 const MAX_DEPTH = 4;
 
 export interface TileLocatorOptions {
@@ -82,7 +82,7 @@ function* directoryWalk(
     }
     window = { offset: h.leafDirectoryOffset + found.offset, length: found.length };
   }
-  throw new DirectoryFormatError('directory chain deeper than the spec allows');
+  throw new DirectoryFormatError('directory chain deeper than the PMTiles spec allows');
 }
 
 async function readAll(body: ArchiveBody): Promise<Buffer> {

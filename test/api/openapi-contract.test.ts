@@ -12,6 +12,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { StoreUnavailableError } from '../../src/domain/archive-errors';
+import { COLOUR_SCHEMES } from '../../src/render/colour-schemes';
 import type { ArchiveStore, RateLimiter } from '../../src/domain/ports';
 import type { InjectResponse } from '../../src/http/inject';
 import {
@@ -25,6 +26,7 @@ import {
 import { loadOpenApiContract, type OpenApiContract } from '../harness/openapi-contract';
 import { recentTimestamp } from '../harness/timestamps';
 import { sparseArchive } from '../harness/tile-conformance';
+import { FOREIGN_TILE, schemeArchive } from '../fixtures/palette-tiles';
 
 jest.setTimeout(90_000);
 
@@ -34,6 +36,12 @@ const ARCHIVE = `/tiles/${TS}.pmtiles`;
 const TILE = `/tiles/${TS}/7/10/20.png`;
 const EMPTY_TILE = `/tiles/${TS}/7/0/3.png`;
 const TILEJSON = `/tiles/${TS}.json`;
+/** An archive of palette PNG tiles (one foreign tile) for the colour-scheme routes. */
+const SCHEME_TS = recentTimestamp(4);
+const schemeTiles = schemeArchive(SCHEME_TS, true);
+const SCHEME_TILE = `/tiles/${SCHEME_TS}/cividis/7/10/20.png`;
+const SCHEME_TILEJSON = `/tiles/${SCHEME_TS}/cividis.json`;
+const LEGEND = '/legend.json';
 const ALLOWED = 'https://maps.example';
 const OTHER = 'https://elsewhere.example';
 const OLD_DATE = 'Sat, 01 Jan 2000 00:00:00 GMT';
@@ -59,7 +67,16 @@ const credentials: Record<NonNullable<Case['key']>, Headers> = {
   limited: auth(KEYS.limited),
 };
 
-const ROUTES = ['/status.json', ARCHIVE, TILE, TILEJSON, '/openapi.json'];
+const CREDENTIALED = [
+  '/status.json',
+  ARCHIVE,
+  TILE,
+  TILEJSON,
+  SCHEME_TILE,
+  SCHEME_TILEJSON,
+  LEGEND,
+];
+const ROUTES = [...CREDENTIALED, '/openapi.json'];
 const PREFLIGHT = {
   'Access-Control-Request-Method': 'GET',
   'Access-Control-Request-Headers': 'authorization,x-app,range',
@@ -108,6 +125,28 @@ const CASES: readonly Case[] = [
   { path: TILEJSON, headers: () => ({ 'If-Match': '"other"' }), status: 412 },
   { path: '/tiles/202602301200.json', status: 400 },
   { path: '/tiles/202001010000.json', status: 404 },
+  // Tiles and TileJSON in a colour scheme, and the legend.
+  { path: SCHEME_TILE, status: 200 },
+  { path: `/tiles/${SCHEME_TS}/grey-dbz/7/0/3.png`, status: 200 },
+  { path: SCHEME_TILE, method: 'HEAD', status: 200 },
+  { path: SCHEME_TILE, headers: (e) => ({ 'If-None-Match': e.schemeTile! }), status: 304 },
+  { path: SCHEME_TILE, headers: () => ({ 'If-Match': '"other"' }), status: 412 },
+  { path: `/tiles/${SCHEME_TS}/rainbow/7/10/20.png`, status: 400 },
+  { path: `/tiles/${SCHEME_TS}/nws/8/0/0.png`, status: 400 },
+  { path: '/tiles/202001010000/nws/0/0/0.png', status: 404 },
+  { path: `/tiles/${SCHEME_TS}/cividis/${FOREIGN_TILE.join('/')}.png`, status: 500 },
+  { path: SCHEME_TILEJSON, status: 200 },
+  { path: SCHEME_TILEJSON, method: 'HEAD', status: 200 },
+  { path: SCHEME_TILEJSON, headers: (e) => ({ 'If-None-Match': e.schemeTilejson! }), status: 304 },
+  { path: SCHEME_TILEJSON, headers: () => ({ 'If-Match': '"other"' }), status: 412 },
+  { path: `/tiles/${SCHEME_TS}/rainbow.json`, status: 400 },
+  { path: '/tiles/202001010000/cividis.json', status: 404 },
+  { path: LEGEND, status: 200 },
+  { path: LEGEND, headers: () => ({ 'Accept-Encoding': 'gzip' }), status: 200 },
+  { path: LEGEND, headers: () => ({ 'Accept-Encoding': 'br' }), status: 200 },
+  { path: LEGEND, method: 'HEAD', status: 200 },
+  { path: LEGEND, headers: (e) => ({ 'If-None-Match': e.legend! }), status: 304 },
+  { path: LEGEND, headers: () => ({ 'If-Match': '"other"' }), status: 412 },
   // This description.
   { path: '/openapi.json', key: 'none', status: 200 },
   { path: '/openapi.json', key: 'none', method: 'HEAD', status: 200 },
@@ -119,7 +158,7 @@ const CASES: readonly Case[] = [
   },
   { path: '/openapi.json', key: 'none', headers: () => ({ 'If-Match': '"other"' }), status: 412 },
   // Every route: refused credentials, other methods, protocol refusals, OPTIONS.
-  ...['/status.json', ARCHIVE, TILE, TILEJSON].flatMap((route): Case[] => [
+  ...CREDENTIALED.flatMap((route): Case[] => [
     { path: route, key: 'none', status: 401 },
     { path: route, key: 'unknown', status: 401 },
     { path: route, key: 'disabled', status: 403 },
@@ -145,7 +184,7 @@ const CASES: readonly Case[] = [
   { path: '/status.json', key: 'limited', status: 200 },
   { path: ARCHIVE, key: 'limited', headers: () => ({ Range: 'bytes=0-9' }), status: 206 },
   { path: TILE, key: 'limited', status: 200 },
-  ...['/status.json', ARCHIVE, TILE, TILEJSON].map((route): Case => ({
+  ...CREDENTIALED.map((route): Case => ({
     path: route,
     key: 'limited',
     status: 429,
@@ -164,11 +203,12 @@ async function start(options: EmbeddedApiOptions, publish = true): Promise<Embed
   const prepare = publish
     ? async (_root: string, dataDir: string) => {
         await fs.writeFile(path.join(dataDir, `${TS}.pmtiles`), archive);
+        await fs.writeFile(path.join(dataDir, `${SCHEME_TS}.pmtiles`), schemeTiles);
       }
     : undefined;
   const api = await startEmbeddedApi({ ...options, ...(prepare ? { prepare } : {}) });
   started.push(api);
-  if (publish) await api.waitForListed(TS);
+  if (publish) for (const ts of [TS, SCHEME_TS]) await api.waitForListed(ts);
   return api;
 }
 
@@ -200,6 +240,9 @@ async function currentEtags(api: EmbeddedApi): Promise<Record<string, string>> {
     archive: await etag(ARCHIVE, { ...auth(), Range: 'bytes=0-0' }),
     tile: await etag(TILE, auth()),
     tilejson: await etag(TILEJSON, auth()),
+    schemeTile: await etag(SCHEME_TILE, auth()),
+    schemeTilejson: await etag(SCHEME_TILEJSON, auth()),
+    legend: await etag(LEGEND, auth()),
     openapi: await etag('/openapi.json', {}),
   };
 }
@@ -260,13 +303,13 @@ describe('the answers of a replica in trouble match the description', () => {
     for (const origin of [undefined, ALLOWED]) {
       const extra: Headers = origin ? { Origin: origin } : {};
       mode = 'store-unavailable';
-      for (const route of [ARCHIVE, TILE, TILEJSON])
+      for (const route of [ARCHIVE, TILE, TILEJSON, SCHEME_TILE, SCHEME_TILEJSON])
         problems.push(...(await problemsOf(api, { path: route, status: 503 }, extra)));
       mode = 'store-broken';
       for (const route of [ARCHIVE, `/tiles/${TS}/6/5/20.png`, TILEJSON])
         problems.push(...(await problemsOf(api, { path: route, status: 500 }, extra)));
       mode = 'limiter-broken';
-      for (const route of ['/status.json', ARCHIVE, TILE, TILEJSON])
+      for (const route of CREDENTIALED)
         problems.push(...(await problemsOf(api, { path: route, status: 500 }, extra)));
     }
     expect(problems).toEqual([]);
@@ -288,6 +331,13 @@ describe('the description covers what the service does, and nothing it does not'
       (s) => !contract.covered().has(s) && !unreachable.has(s),
     );
     expect(missing).toEqual([]);
+  });
+
+  it('the scheme parameter lists exactly the schemes of the table', () => {
+    const components = contract.document.components as {
+      parameters: Record<string, { schema: { enum: string[] } }>;
+    };
+    expect(components.parameters.Scheme!.schema.enum).toEqual(COLOUR_SCHEMES.map((s) => s.id));
   });
 
   it('the served description is the source, converted (npm run build is current)', async () => {

@@ -51,7 +51,7 @@ async function reconfigure(
   expected: number,
 ): Promise<number> {
   await writeKeyFile(api.keysFile, data);
-  // DESIGN §3.1 targets 2 s; the wait allows 5 s on a busy machine and the figure is reported.
+  // Key changes are promised within 2 s; the wait allows 5 s on a busy machine, figure reported.
   return waitFor(async () => (await get(probe)).status === expected, 5000, 'key file change', 25);
 }
 

@@ -2,7 +2,8 @@
  * Every control of the viewer can be tapped on a phone (390x844), a tablet (768x1024) and a
  * desktop window (1280x800): the element at the centre of each control's box is the control
  * (or a part of it), so no panel, legend or other control lies over it; with the phone's panel
- * folded and unfolded. The legend and the attribution do not overlap.
+ * folded and unfolded. The colour-scheme picker in the legend is one of them. The legend and
+ * the attribution do not overlap.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -43,6 +44,7 @@ const CONTROLS = {
     '#play',
     '#next',
     '#latest',
+    '#scheme',
     '.maplibregl-ctrl-attrib a',
   ],
   /** In the part of the panel a phone folds away. */
@@ -104,6 +106,8 @@ it.each([
     await page.waitForSelector('body[data-radar-state="ready"][data-frame-loaded="true"]', {
       timeout: 30_000,
     });
+    // The scheme picker is filled from /legend.json once the session has read it.
+    await page.waitForSelector('#legend[data-scheme] #scheme:enabled', { timeout: 30_000 });
 
     const toggle = page.locator('#panel-toggle');
     if (await toggle.isVisible()) {

@@ -160,7 +160,7 @@ it('shows the squall line from Texas to the Ohio Valley, and nothing where no ra
   const { grid, values } = field!;
   const mercY = (lat: number) => Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360));
   const [yNorth, ySouth] = [mercY(geometry.north), mercY(geometry.south)];
-  const uncovered = countPalettePixels(png, [], (x, y) => {
+  const uncovered = countPalettePixels(png, [], undefined, (x, y) => {
     const lon = geometry.west + ((x + 0.5) / png.width) * (geometry.east - geometry.west);
     const m = yNorth + ((y + 0.5) / png.height) * (ySouth - yNorth);
     const lat = (Math.atan(Math.sinh(m)) * 180) / Math.PI;

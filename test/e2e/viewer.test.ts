@@ -1,8 +1,9 @@
 /**
  * The viewer in Debian's Chromium (headless, software WebGL) against the embedded service
- * serving real simulator frames: radar of the NWS palette appears over CONUS, play moves
- * through the frames, and wrong credentials and 429 each get a clear message. Chromium
- * missing is a failure, not a skip (see test/harness/browser.ts).
+ * serving real simulator frames: radar of the NWS palette appears over CONUS, the colour
+ * scheme picker and the legend follow `/legend.json` and the map's pixels change to the
+ * picked scheme's colours, play moves through the frames, and wrong credentials and 429 each
+ * get a clear message. Chromium missing is a failure, not a skip (see test/harness/browser.ts).
  *
  * The screenshot goes to a temp dir; set RADAR_VIEWER_SCREENSHOT=docs/viewer.png to refresh
  * the README's copy.
@@ -16,7 +17,8 @@ import { launchChromium, type Chromium } from '../harness/browser';
 import { publishRadarFrames, startViewerApi, type ViewerApi } from '../harness/browser-api';
 import { APPS, KEYS } from '../harness/embedded-api';
 import { request } from '../harness/http-client';
-import { countPalettePixels, decodePng } from '../harness/palette-pixels';
+import { COLOUR_SCHEMES, schemeRgba } from '../../src/render/colour-schemes';
+import { countPalettePixels, decodePng, type StepColours } from '../harness/palette-pixels';
 
 const FRAMES = 8;
 
@@ -107,6 +109,7 @@ it('shows palette-coloured radar over CONUS with the demo credentials pre-filled
   expect(await page.textContent('#frame-count')).toBe(`Frame ${FRAMES} of ${FRAMES}`);
   expect(await page.textContent('#health')).toContain('healthy');
   expect(await page.textContent('#quota')).toMatch(/Requests left: \d+\/1000/);
+  await page.waitForSelector('#legend[data-scheme="nws"]', { timeout: 30_000 });
   expect(await page.locator('.legend-swatch').count()).toBe(15);
 
   const shot = path.join(workDir, 'viewer.png');
@@ -114,7 +117,19 @@ it('shows palette-coloured radar over CONUS with the demo credentials pre-filled
   if (process.env.RADAR_VIEWER_SCREENSHOT)
     fs.copyFileSync(shot, process.env.RADAR_VIEWER_SCREENSHOT);
 
-  // Pixels of the map alone: hide the panels and controls drawn over it.
+  const pixels = await mapPixels();
+  const outside = pixels.total - pixels.inBoxes;
+  expect(pixels.inBoxes).toBeGreaterThan(5_000);
+  expect(pixels.coloursInBoxes).toBeGreaterThanOrEqual(5); // several reflectivity bands, not one flat colour
+  expect(outside).toBeLessThan(pixels.inBoxes / 100);
+});
+
+/** Colours of a scheme's steps, as the service's table has them. */
+const stepsOf = (id: string): StepColours =>
+  schemeRgba(COLOUR_SCHEMES.find((s) => s.id === id)!).slice(1);
+
+/** Pixels of the map alone (panels and controls hidden) in `steps`' colours, CONUS boxed. */
+async function mapPixels(steps?: StepColours) {
   const hide = await page.addStyleTag({
     content: 'aside, .maplibregl-control-container { display: none !important; }',
   });
@@ -131,12 +146,60 @@ it('shows palette-coloured radar over CONUS with the demo credentials pre-filled
   });
   const png = decodePng(await page.locator('#map').screenshot());
   await hide.evaluate((style) => (style as Element).remove());
-  const pixels = countPalettePixels(png, [box]);
-  const outside = pixels.total - pixels.inBoxes;
-  expect(pixels.inBoxes).toBeGreaterThan(5_000);
-  expect(pixels.coloursInBoxes).toBeGreaterThanOrEqual(5); // several reflectivity bands, not one flat colour
-  expect(outside).toBeLessThan(pixels.inBoxes / 100);
-});
+  return countPalettePixels(png, [box], steps);
+}
+
+it('switches colour scheme: picker and legend from /legend.json, the map in its colours', async () => {
+  // The legend the page reads, with one scheme renamed: the picker must show what it says.
+  await page.route('**/legend.json', async (route) => {
+    const response = await route.fetch();
+    if (!response.ok()) return route.fulfill({ response });
+    const doc = (await response.json()) as { schemes: Array<{ id: string; name: string }> };
+    doc.schemes.find((s) => s.id === 'cividis')!.name = 'Cividis, as the legend says';
+    await route.fulfill({ response, json: doc });
+  });
+  try {
+    await connectWith(KEYS.good, APPS.web); // a new session reads the legend again
+    await page.waitForSelector(
+      '#scheme option[value="cividis"]:text("Cividis, as the legend says")',
+      {
+        state: 'attached',
+        timeout: 30_000,
+      },
+    );
+    const options = await page
+      .locator('#scheme option')
+      .evaluateAll((els) => els.map((el) => (el as HTMLOptionElement).value));
+    expect(options).toEqual(COLOUR_SCHEMES.map((s) => s.id));
+
+    await page.selectOption('#scheme', 'cividis');
+    await page.waitForSelector('#legend[data-scheme="cividis"]');
+    const swatches = await page
+      .locator('.legend-swatch')
+      .evaluateAll((els) => els.map((el) => getComputedStyle(el).backgroundColor));
+    expect(swatches).toEqual(stepsOf('cividis').map(([r, g, b]) => `rgb(${r}, ${g}, ${b})`));
+    await page.waitForSelector('body[data-frame-loaded="true"]', { timeout: 30_000 });
+    await mapIdle();
+    const cividis = await mapPixels(stepsOf('cividis'));
+    const nwsLeft = await mapPixels(stepsOf('nws'));
+    expect(cividis.inBoxes).toBeGreaterThan(5_000);
+    expect(cividis.coloursInBoxes).toBeGreaterThanOrEqual(5);
+    expect(cividis.total - cividis.inBoxes).toBeLessThan(cividis.inBoxes / 100);
+    expect(nwsLeft.total).toBeLessThan(cividis.inBoxes / 100);
+    expect(await page.evaluate(() => localStorage.getItem('radar-viewer.scheme'))).toBe('cividis');
+
+    await page.selectOption('#scheme', 'nws');
+    await page.waitForSelector('#legend[data-scheme="nws"]');
+    await page.waitForSelector('body[data-frame-loaded="true"]', { timeout: 30_000 });
+    await mapIdle();
+    const nws = await mapPixels(stepsOf('nws'));
+    expect(nws.inBoxes).toBeGreaterThan(5_000);
+    expect((await mapPixels(stepsOf('cividis'))).total).toBeLessThan(nws.inBoxes / 100);
+  } finally {
+    await page.unroute('**/legend.json');
+  }
+  expect(pageErrors).toEqual([]);
+}, 90_000);
 
 it('play advances through the frames', async () => {
   const seen = new Set<string>();

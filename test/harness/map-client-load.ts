@@ -4,7 +4,7 @@
  * MapLibre + pmtiles client does: read `/status.json`, then for each of the newest frames the
  * 16 KiB header + root directory range and a few tile-sized ranges, then the status again.
  * A fixed `sequence` of requests can replace that walk. Every request is recorded (start,
- * latency, status or transport error, and whether an error body is the SPEC error record);
+ * latency, status or transport error, and whether an error body is the API's error record);
  * the load stops at its duration, its request count, or `stop()`, whichever comes first.
  */
 import http from 'node:http';
@@ -30,7 +30,7 @@ export interface LoadOutcome {
   readonly ms: number;
   /** The HTTP status, or the error message when no complete response arrived. */
   readonly status: number | string;
-  /** For statuses >= 400: the body is `{"error":{"code":<status>,"message":<SPEC text>}}`. */
+  /** For statuses >= 400: the body is `{"error":{"code":<status>,"message":<reason phrase>}}`. */
   readonly errorRecord?: boolean;
   /** For 429 and 503: the `Retry-After` header as sent (undefined when absent). */
   readonly retryAfter?: string;
@@ -77,7 +77,7 @@ export interface MapClientLoad {
   stop(): Promise<LoadOutcome[]>;
 }
 
-const SPEC_MESSAGES: Readonly<Record<number, string>> = {
+const ERROR_MESSAGES: Readonly<Record<number, string>> = {
   400: 'Bad Request',
   401: 'Unauthorized',
   403: 'Forbidden',
@@ -94,7 +94,7 @@ function isErrorRecord(status: number, body: Buffer): boolean {
     const parsed = JSON.parse(body.toString('utf8')) as {
       error?: { code?: unknown; message?: unknown };
     };
-    const expected = SPEC_MESSAGES[status];
+    const expected = ERROR_MESSAGES[status];
     return (
       parsed.error?.code === status &&
       typeof parsed.error.message === 'string' &&

@@ -1,5 +1,5 @@
 /**
- * The z/x/y tile and TileJSON contract (DESIGN.md §3.4), written once and run against every
+ * The z/x/y tile and TileJSON contract (docs/tiles.md), written once and run against every
  * topology: one embedded replica, two replicas sharing Redis and S3, and nginx in front of
  * them. Expected tile bytes come from the independent `pmtiles` reader (`getZxy`) over the
  * same archive bytes, never from the service's own code.

@@ -1,5 +1,5 @@
 /**
- * Data-directory mode, an archive file replaced under a published timestamp (issue 11 item 5):
+ * Data-directory mode, a file replaced under a published timestamp (docs/data-isolation.md):
  * the store checks the open file against the published metadata before the response starts
  * (size, mtime, inode), so the old Content-Length is never promised over other bytes; a file
  * that shrinks while it is being sent cuts the connection instead of leaving the client

@@ -1,5 +1,5 @@
 /**
- * Fault matrix, bad uploads (issue 6 item 1): the producer uploads a truncated archive (cut in
+ * Fault matrix, bad uploads (docs/reliability.md): the producer uploads a truncated archive (cut in
  * its tile data), a corrupt one (header bytes overwritten), and valid archives under wrong
  * names, next to one valid archive. Under a map-client load through nginx: the valid one is
  * listed, none of the others is ever listed over several polling periods, and the worker's

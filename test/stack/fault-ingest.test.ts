@@ -1,5 +1,5 @@
 /**
- * Fault matrix, ingest (issue 6 item 1): two ingest worker processes (`node dist/bin/ingest.js`)
+ * Fault matrix, ingest (docs/reliability.md): two ingest workers (`node dist/bin/ingest.js`)
  * share the Redis lease while a producer uploads archives and map clients read the stack
  * through nginx. The leader is SIGKILLed in the middle of a publishing pass and restarted;
  * later the leader is frozen, its lease handed over, and it is thawed while the new leader is

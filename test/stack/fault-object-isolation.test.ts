@@ -1,5 +1,5 @@
 /**
- * Fault matrix, data isolation (issue 11 items 1, 4, 6), under a map-client load through nginx
+ * Fault matrix, data isolation (docs/data-isolation.md), under a map-client load through nginx
  * on the fault stack (two replica processes, Redis, S3 endpoint, ingest worker):
  * - "unreadable object": the bucket lists an object it will not return (s3rver trims the
  *   trailing space of its name, so the listed name answers NoSuchKey), newest of all, next to a

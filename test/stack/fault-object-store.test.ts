@@ -1,5 +1,5 @@
 /**
- * Fault matrix, object store (issue 6 item 1): the replicas reach the bucket through a TCP fault
+ * Fault matrix, object store (docs/reliability.md): replicas reach the bucket through a TCP fault
  * proxy that first refuses every connection (a store that is down), then accepts and never
  * answers (a store that hangs). Under a bounded map-client load through nginx: archive requests
  * answer 503 with the error record within RADAR_S3_TIMEOUT_MS (set to 1000 here), and at once

@@ -1,5 +1,5 @@
 /**
- * Fault matrix, Redis (issue 6 item 1): the real stack (nginx, two replica processes, Redis,
+ * Fault matrix, Redis (docs/reliability.md): the real stack (nginx, two replica processes, Redis,
  * S3 endpoint, ingest worker) under a bounded map-client load while Redis is frozen, flushed,
  * and killed for 10 s. Order matters only for speed: one stack serves the three scenarios.
  *
@@ -77,7 +77,7 @@ function degraded(): Promise<number[]> {
 /**
  * A request that costs one rate-limit point and does not depend on the catalog: a valid
  * timestamp that is never published answers 404 with the X-RateLimit-* headers (limit step
- * before lookup, DESIGN.md §3.1), or 429 once the key is exhausted.
+ * before lookup), or 429 once the key is exhausted.
  */
 function spend(replica: SpawnedReplica, key: string) {
   return edgeRequest(replica.url, '/tiles/200001010000.pmtiles', {
@@ -317,7 +317,7 @@ it('Redis killed for 10 s and restarted: no 5xx, insurance limits meanwhile, sha
   expect(degradedBackMs).toBeLessThanOrEqual(2000);
   expect(sharedFromMs).toBeLessThanOrEqual(2000);
   expect(replicasAlive(before)).toBe(true);
-  // Status and archives keep succeeding through the outage and the restart (issue 6).
+  // Status and archives keep succeeding through the outage and the restart.
   expect(summarizeLoad(errors).byStatus).toEqual({});
   expect(summarizeLoad(notServed).byStatus).toEqual({});
 });

@@ -1,6 +1,6 @@
 /**
- * Fault matrix, rolling restart (issue 6 item 1): one of two replica processes gets SIGTERM
- * while map clients load the stack through nginx. Expected (DESIGN.md §3.1 shutdown): zero
+ * Fault matrix, rolling restart (docs/reliability.md): one of two replica processes gets SIGTERM
+ * while map clients load the stack through nginx. Expected (shutdown, docs/behaviour.md): zero
  * failed requests at the clients, `/readyz` false no later than the public listener stops
  * accepting, an in-flight download started before the signal finishes completely (a slow
  * client reading a 10 MB archive), and the process exits 0 within RADAR_DRAIN_S.

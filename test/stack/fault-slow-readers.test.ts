@@ -1,5 +1,5 @@
 /**
- * Fault matrix, slow readers vs store sockets (issue 11 item 2): clients ask one S3-backed
+ * Fault matrix, slow readers vs store sockets (docs/store-reads.md): clients ask one S3-backed
  * replica for a large archive and never read (raw TCP clients that send the request and then
  * never read again, so the kernel never grows their receive buffers), from many loopback
  * addresses with one key, past that key's and those addresses' shares of open store reads.

@@ -3,8 +3,7 @@
  * non-ASCII bytes in the target, lower-case or unknown methods, control bytes in header
  * values, malformed header names, heads over the 16 KiB limit, conflicting framing headers,
  * unknown HTTP versions, a target not in origin form, HTTP/1.1 without Host, an Expect Node
- * cannot meet. DESIGN.md §3.1:
- * every error answer is the JSON error record and every response carries
+ * cannot meet. Every error answer is the JSON error record and every response carries
  * `X-Content-Type-Options: nosniff`, so these must be answered like any other error (400,
  * or 408/413/414/431 with their RFC reason phrase), never a 5xx, never a hang, and the
  * replica must keep serving afterwards.

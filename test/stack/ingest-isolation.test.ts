@@ -1,5 +1,5 @@
 /**
- * One bad object or junk in Redis stays a fact about that object (issue 11 items 1, 4, 6),
+ * One bad object or junk in Redis stays a fact about that object (docs/data-isolation.md),
  * against a real Redis, a real S3 endpoint, the production ingest worker and a replica on a
  * real socket:
  * - an object the store lists but will not return (s3rver trims a trailing space from the

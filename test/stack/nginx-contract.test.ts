@@ -1,6 +1,7 @@
 /**
- * DESIGN.md §3.1 through the edge: the shipped nginx config (rendered for local ports) run by
- * the real nginx binary in front of two real replicas (Redis, S3 endpoint, ingest worker).
+ * The HTTP contract (docs/behaviour.md) through the edge: the shipped nginx config (rendered for
+ * local ports) run by the real nginx binary in front of two real replicas (Redis, S3 endpoint,
+ * ingest worker).
  * Every answer through nginx is compared with the same request sent to a replica directly:
  * bytes, status and every header a client relies on must be equal, except what the edge adds
  * on purpose (X-Request-Id, gzip of JSON). Also: errors nginx generates itself are JSON error

@@ -1,5 +1,5 @@
 /**
- * The leased shared quota through the real nginx and two replicas (issue 10 item 1): one key's
+ * The leased shared quota through the real nginx and two replicas (docs/rate-limits.md): one key's
  * whole default quota (1,200 reads per 60 s) in one concurrent burst, spread by nginx over the
  * replicas, is admitted to within the documented under-admission bound (max(1 % of the limit,
  * one point per replica)) and never beyond the limit, the reads after it included.

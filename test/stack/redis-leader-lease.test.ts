@@ -3,30 +3,16 @@
  * holder can give it up, and a holder that stops renewing loses it after the TTL, so a crashed
  * leader is replaced within one lease period (src/adapters/redis/leader-lease.ts).
  */
-import {
-  closeRedisClient,
-  createRedisClient,
-  waitForRedisReady,
-  type RedisClient,
-} from '../../src/adapters/redis/client';
+import type { RedisClient } from '../../src/adapters/redis/client';
 import { createRedisLeaderLease } from '../../src/adapters/redis/leader-lease';
-import { createSilentLogger } from '../../src/logger';
-import { startRedis, type RedisServer } from '../harness/redis-server';
+import { useRedis } from '../harness/redis-fixture';
 import { reportFigure, waitFor } from '../harness/wait';
 
-const logger = createSilentLogger();
-let redis: RedisServer;
+const redis = useRedis();
 let client: RedisClient;
 
 beforeAll(async () => {
-  redis = await startRedis();
-  client = createRedisClient(redis.url, { role: 'test-ingest', logger, commandTimeoutMs: 1000 });
-  await waitForRedisReady(client, 5000);
-});
-
-afterAll(async () => {
-  await closeRedisClient(client);
-  await redis?.stop();
+  client = await redis.client('test-ingest', 1000);
 });
 
 function leases(key: string, ttlMs: number) {

@@ -7,33 +7,24 @@
  * Redis commands per allowed request.
  */
 import Redis from 'ioredis';
-import {
-  closeRedisClient,
-  createRedisClient,
-  waitForRedisReady,
-  type RedisClient,
-} from '../../src/adapters/redis/client';
 import { rateLimitKey } from '../../src/adapters/redis/keys';
 import { LEASE_SCRIPT, leaseDuration } from '../../src/adapters/redis/lease-script';
-import { IDLE_HAND_BACK_MS } from '../../src/adapters/redis/quota-lease';
+import { IDLE_HAND_BACK_MS } from '../../src/adapters/redis/quota-lease-types';
 import {
   createRedisRateLimiter,
   type RedisRateLimiter,
 } from '../../src/adapters/redis/rate-limiter';
 import type { RateDecision } from '../../src/domain/ports';
 import { createSilentLogger } from '../../src/logger';
-import { startRedis, type RedisServer } from '../harness/redis-server';
+import { useRedis } from '../harness/redis-fixture';
 
 const logger = createSilentLogger();
-let redis: RedisServer;
 let admin: Redis;
-const clients: RedisClient[] = [];
 const limiters: RedisRateLimiter[] = [];
+const redis = useRedis({ beforeClose: () => Promise.all(limiters.map((l) => l.close())) });
 
 async function replica(): Promise<RedisRateLimiter> {
-  const client = createRedisClient(redis.url, { role: 'test-api', logger, commandTimeoutMs: 2000 });
-  clients.push(client);
-  await waitForRedisReady(client, 5000);
+  const client = await redis.client('test-api', 2000);
   const limiter = createRedisRateLimiter({ client, windowS: 60, logger, sweepMs: 0 });
   limiters.push(limiter);
   return limiter;
@@ -111,17 +102,11 @@ async function burst(
   return { allowed, remaining };
 }
 
-beforeAll(async () => {
-  redis = await startRedis();
-  admin = new Redis(redis.url, { lazyConnect: false, maxRetriesPerRequest: 1 });
+beforeAll(() => {
+  admin = new Redis(redis.server().url, { lazyConnect: false, maxRetriesPerRequest: 1 });
 });
 
-afterAll(async () => {
-  await Promise.all(limiters.map((l) => l.close()));
-  await Promise.all(clients.map((c) => closeRedisClient(c)));
-  admin?.disconnect();
-  await redis?.stop();
-});
+afterAll(() => admin?.disconnect());
 
 describe('leased shared quota', () => {
   const cases = [2, 3].flatMap((n) => [10, 100, 1200, 100_000].map((limit) => [n, limit]));

@@ -4,32 +4,23 @@
  * returns.
  */
 import {
-  closeRedisClient,
-  createRedisClient,
-  waitForRedisReady,
-  type RedisClient,
-} from '../../src/adapters/redis/client';
-import {
   createRedisRateLimiter,
   type RedisRateLimiter,
 } from '../../src/adapters/redis/rate-limiter';
 import type { RateDecision } from '../../src/domain/ports';
 import { createSilentLogger } from '../../src/logger';
-import { startRedis, type RedisServer } from '../harness/redis-server';
+import { useRedis } from '../harness/redis-fixture';
 import { reportFigure, waitFor } from '../harness/wait';
 
 const logger = createSilentLogger();
-let redis: RedisServer;
-const clients: RedisClient[] = [];
+const redis = useRedis();
 
 /**
  * One replica's limiter on its own connection, as a separate process would have, with the
  * production defaults (500 ms command timeout, reconnect backoff capped at 1 s).
  */
 async function replica(onDegraded?: (degraded: boolean) => void): Promise<RedisRateLimiter> {
-  const client = createRedisClient(redis.url, { role: 'test-api', logger, commandTimeoutMs: 500 });
-  clients.push(client);
-  await waitForRedisReady(client, 5000);
+  const client = await redis.client('test-api');
   return createRedisRateLimiter({
     client,
     windowS: 60,
@@ -37,15 +28,6 @@ async function replica(onDegraded?: (degraded: boolean) => void): Promise<RedisR
     ...(onDegraded ? { onDegraded } : {}),
   });
 }
-
-beforeAll(async () => {
-  redis = await startRedis();
-});
-
-afterAll(async () => {
-  await Promise.all(clients.map((c) => closeRedisClient(c)));
-  await redis?.stop();
-});
 
 describe('Redis rate limiter on a real Redis', () => {
   test('limit 10, 20 requests alternating between two replicas: exactly 10 allowed, consistent headers', async () => {
@@ -87,7 +69,7 @@ describe('Redis rate limiter on a real Redis', () => {
     expect((await one.consume('key-outage', 3)).allowed).toBe(true);
     expect(one.degraded()).toBe(false);
 
-    await redis.kill();
+    await redis.server().kill();
     // In memory, per replica: each replica grants the limit on its own, less what it spent in
     // the window before (one point here).
     const during = [await one.consume('key-outage', 3), await one.consume('key-outage', 3)];
@@ -101,7 +83,7 @@ describe('Redis rate limiter on a real Redis', () => {
 
     // A real outage lasts: long enough for the reconnect backoff to reach its 1 s cap.
     await new Promise((r) => setTimeout(r, 1500));
-    await redis.restart();
+    await redis.server().restart();
     const restartedAt = Date.now();
     // Shared again as soon as the connection is back (requests keep arriving meanwhile).
     await waitFor(
@@ -134,7 +116,7 @@ describe('Redis rate limiter on a real Redis', () => {
   test('a frozen Redis costs at most the command timeout, then the insurance limiter answers', async () => {
     const limiter = await replica();
     await limiter.consume('key-frozen', 5);
-    await redis.pause();
+    await redis.server().pause();
     try {
       const started = Date.now();
       const decision = await limiter.consume('key-frozen', 5);
@@ -146,7 +128,7 @@ describe('Redis rate limiter on a real Redis', () => {
       reportFigure('consume on a frozen Redis', frozenMs);
       expect(frozenMs).toBeLessThan(5000);
     } finally {
-      await redis.resume();
+      await redis.server().resume();
     }
     await waitFor(
       async () => {

@@ -4,12 +4,7 @@
  * in memory Redis never heard of, and the announced `X-RateLimit-Reset`. Each replica is a
  * limiter on its own connection, as separate processes have.
  */
-import {
-  closeRedisClient,
-  createRedisClient,
-  waitForRedisReady,
-  type RedisClient,
-} from '../../src/adapters/redis/client';
+import type { RedisClient } from '../../src/adapters/redis/client';
 import {
   guardArguments,
   LEASE_SCRIPT,
@@ -21,20 +16,17 @@ import {
   type RedisRateLimiter,
 } from '../../src/adapters/redis/rate-limiter';
 import { createSilentLogger } from '../../src/logger';
-import { startRedis, type RedisServer } from '../harness/redis-server';
+import { useRedis } from '../harness/redis-fixture';
 import { reportFigure, waitFor } from '../harness/wait';
 
 jest.setTimeout(60_000);
 
 const logger = createSilentLogger();
-let redis: RedisServer;
-const clients: RedisClient[] = [];
 const limiters: RedisRateLimiter[] = [];
+const redis = useRedis({ beforeClose: () => Promise.all(limiters.map((l) => l.close())) });
 
 async function replica(windowS: number, commandTimeoutMs = 500): Promise<RedisRateLimiter> {
-  const client = createRedisClient(redis.url, { role: 'test-api', logger, commandTimeoutMs });
-  clients.push(client);
-  await waitForRedisReady(client, 5000);
+  const client = await redis.client('test-api', commandTimeoutMs);
   const limiter = createRedisRateLimiter({ client, windowS, logger, sweepMs: 0 });
   limiters.push(limiter);
   return limiter;
@@ -66,17 +58,6 @@ async function sharedAgain(fleet: RedisRateLimiter[]): Promise<void> {
 
 const sleepUntil = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms - Date.now())));
 
-beforeAll(async () => {
-  redis = await startRedis();
-});
-
-afterAll(async () => {
-  await redis?.resume();
-  await Promise.all(limiters.map((l) => l.close()));
-  await Promise.all(clients.map((c) => closeRedisClient(c)));
-  await redis?.stop();
-});
-
 describe('late lease calls after a stall', () => {
   test('the lease calls a frozen Redis runs when it resumes take nothing from the next window', async () => {
     const windowS = 5;
@@ -85,7 +66,7 @@ describe('late lease calls after a stall', () => {
     const one = await replica(windowS, 200);
     const started = Date.now();
     expect(await allowedOf(2, () => one.consume('stall', limit))).toBe(2);
-    await redis.pause();
+    await redis.server().pause();
     let during = 0;
     try {
       // Each request sends its own lease call; each times out and the insurance answers.
@@ -95,7 +76,7 @@ describe('late lease calls after a stall', () => {
       // Frozen past the window's end: the window is over when Redis runs the queued calls.
       await sleepUntil(started + (windowS + 1) * 1000);
     } finally {
-      await redis.resume();
+      await redis.server().resume();
     }
     reportFigure('requests answered in memory during the stall', during, 'requests');
     expect(during).toBeGreaterThan(0);
@@ -124,13 +105,13 @@ describe('an outage within a window', () => {
   test('what the replicas admitted in memory counts in Redis when it returns (leases carry it)', async () => {
     const limit = 100;
     const [a, b] = [await replica(60), await replica(60)];
-    await redis.kill();
+    await redis.server().kill();
     let during = 0;
     try {
       during += await allowedOf(40, () => a!.consume('outage', limit));
       during += await allowedOf(35, () => b!.consume('outage', limit));
     } finally {
-      await redis.restart();
+      await redis.server().restart();
     }
     expect(during).toBe(75);
     await sharedAgain([a!, b!]);
@@ -145,12 +126,12 @@ describe('an outage within a window', () => {
   test('a replica that gets no request after the outage still carries what it admitted', async () => {
     const limit = 100;
     const [a, b] = [await replica(60), await replica(60)];
-    await redis.kill();
+    await redis.server().kill();
     let during = 0;
     try {
       during = await allowedOf(60, () => a!.consume('quiet', limit));
     } finally {
-      await redis.restart();
+      await redis.server().restart();
     }
     await sharedAgain([a!, b!]);
     // Shutdown carries what is owed (a running replica does it on its next sweep).
@@ -165,13 +146,13 @@ describe('an outage within a window', () => {
   test('each replica at the limit during the outage: replicas x limit in the window, then nothing', async () => {
     const limit = 10;
     const [a, b] = [await replica(60), await replica(60)];
-    await redis.kill();
+    await redis.server().kill();
     let during = 0;
     try {
       during += await allowedOf(12, () => a!.consume('full', limit));
       during += await allowedOf(12, () => b!.consume('full', limit));
     } finally {
-      await redis.restart();
+      await redis.server().restart();
     }
     expect(during).toBe(2 * limit);
     await sharedAgain([a!, b!]);
@@ -195,8 +176,11 @@ describe('X-RateLimit-Reset', () => {
 });
 
 describe('the lease script guard', () => {
+  let client: RedisClient;
+  beforeAll(async () => {
+    client = await redis.client('test-script');
+  });
   const run = async (key: string, asked: number, guard: Partial<LeaseGuard>, known = false) => {
-    const client = clients[clients.length - 1]!;
     const full: LeaseGuard = { expiresAtMs: 0, always: false, carry: 0, carryTtlMs: 0, ...guard };
     const duration = leaseDuration(60, { need: asked || 1, share: 1, tail: 0, exact: 0, known });
     return (await client.eval(
@@ -213,7 +197,6 @@ describe('the lease script guard', () => {
 
   test('a call run after its expiry changes nothing, known or not, and says Redis time', async () => {
     await replica(60);
-    const client = clients[clients.length - 1]!;
     const past = Date.now() - 1000;
     const reply = await run('guard-late', 3, { expiresAtMs: past });
     expect(reply[0]).toBe(-1);
@@ -233,7 +216,6 @@ describe('the lease script guard', () => {
 
   test('a carry creates a missing counter with the given TTL and never passes the limit', async () => {
     await replica(60);
-    const client = clients[clients.length - 1]!;
     const [used, ttl, , granted] = await run('guard-carry', 0, { carry: 4, carryTtlMs: 20_000 });
     expect([used, granted]).toEqual([4, 0]);
     expect(ttl).toBeGreaterThan(19_000);

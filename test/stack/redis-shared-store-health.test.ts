@@ -5,44 +5,29 @@
  * and without Redis a replica falls back to its own probe once its shared view is stale.
  */
 import {
-  closeRedisClient,
-  createRedisClient,
-  createRedisSubscriber,
-  waitForRedisReady,
-  type RedisClient,
-} from '../../src/adapters/redis/client';
-import {
   createSharedStoreHealth,
   type SharedStoreHealth,
 } from '../../src/adapters/redis/shared-store-health';
 import { createSilentLogger } from '../../src/logger';
-import { startRedis, type RedisServer } from '../harness/redis-server';
+import { useRedis } from '../harness/redis-fixture';
 import { waitFor } from '../harness/wait';
 
 const logger = createSilentLogger();
-let redis: RedisServer;
-const clients: RedisClient[] = [];
+const redis = useRedis();
 const views: SharedStoreHealth[] = [];
 
 async function replica(local: () => boolean, ttlMs = 60_000): Promise<SharedStoreHealth> {
-  const client = createRedisClient(redis.url, { role: 'api', logger, commandTimeoutMs: 300 });
-  const subscriber = createRedisSubscriber(redis.url, { role: 'api-sub', logger });
-  clients.push(client, subscriber);
-  await waitForRedisReady(client, 5000);
+  const client = await redis.client('api', 300);
+  const subscriber = redis.subscriber('api-sub');
   const view = createSharedStoreHealth({ client, subscriber, local, ttlMs, logger });
   await view.start();
   views.push(view);
   return view;
 }
 
-beforeAll(async () => {
-  redis = await startRedis();
-});
 afterEach(async () => {
   await Promise.all(views.splice(0).map((v) => v.stop()));
-  await Promise.all(clients.splice(0).map((c) => closeRedisClient(c)));
 });
-afterAll(() => redis?.stop());
 
 it('goes down after two consecutive failures from any replica, up after two successes', async () => {
   const a = await replica(() => true);
@@ -68,10 +53,10 @@ it('falls back to its own probe when Redis does not answer and its view is stale
   await a.report(false);
   await a.report(false);
   expect(a.reachable()).toBe(false); // the shared view, though this replica's probe says true
-  await redis.kill();
+  await redis.server().kill();
   await a.report(true); // fails quietly
   await waitFor(() => a.reachable(), 3000, 'own probe decides once the shared view is stale');
   local = false;
   expect(a.reachable()).toBe(false);
-  await redis.restart();
+  await redis.server().restart();
 });

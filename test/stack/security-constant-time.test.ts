@@ -1,5 +1,5 @@
 /**
- * Keys are compared as SHA-256 hashes in constant time (DESIGN.md §3.1). Behaviour: the
+ * Keys are compared as SHA-256 hashes in constant time (docs/security.md). Behaviour: the
  * registry decides on the hash of the presented key, and the deciding comparison is
  * `crypto.timingSafeEqual` over the two 32-byte digests (observed with a spy on node:crypto,
  * the real function still runs). A map lookup keyed by the presented key's hash finds the

@@ -1,5 +1,5 @@
 /**
- * Keys at rest are SHA-256 hashes only (DESIGN.md §3.1/§3.2), in every file the service or its
+ * Keys at rest are SHA-256 hashes only (docs/security.md), in every file the service or its
  * tools write: the key file written by `npm run keys` (the built CLI, as operators run it) and
  * by `writeKeyFile`, and the embedded demo key file. The plain demo key is kept on purpose in
  * `demo-credentials.json` beside it (so `npm start` can print it again); that file must be

@@ -1,5 +1,5 @@
 /**
- * No API key in any log line, any Redis value or any Redis event (DESIGN.md §3.1), checked on
+ * No API key in any log line, any Redis value or any Redis event (docs/security.md), checked on
  * real processes with verbose logging:
  *
  * - embedded: `node dist/bin/api.js` in an empty directory at LOG_LEVEL=debug, keys created

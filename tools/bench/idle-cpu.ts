@@ -1,7 +1,7 @@
 /**
  * `tsx tools/bench/idle-cpu.ts [--seconds S] [--settle S] [--timestamps N] [--dist DIR] [--cpu-prof DIR]`:
  * CPU of one replica without requests (utime + stime from /proc over S seconds, after it
- * settled) with an N-timestamp catalog in Redis — the idle row of issue 10 on its own, without
+ * settled) with an N-timestamp catalog in Redis — the idle target's row on its own, without
  * the rest of `npm run bench`. `--cpu-prof` writes the replica's profile to DIR, so what the
  * timers, resyncs and probes cost shows up by function.
  */

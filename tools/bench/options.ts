@@ -3,10 +3,10 @@ import { parseArgs } from 'node:util';
 
 export const USAGE = `usage: npm run bench -- [--quick] [--only a,b] [--merge] [--duration S] [--warmup S] [--cache-mb N] [--nginx-workers N|auto] [--keep]
   --quick          smoke run (< 2 min): 2 s per run, fewer variants; writes tools/bench/results/quick.*
-  --only LIST      scenarios to run: status,hot-range,tile,map-client,cold-range,full-archive,scale,log-info,publish,lease,profile,mrms
+  --only LIST      scenarios to run: status,hot-range,tile,scheme-tile,map-client,cold-range,full-archive,scale,log-info,publish,lease,profile,mrms
   --merge          with --only mrms: put the mrms figures into tools/bench/results/latest.json and
                    rewrite BENCHMARKS.md with every other section kept as measured before
-  --profile-before store the profile scenario's breakdown as the "before" of issue 10
+  --profile-before store the profile scenario's breakdown as the "before" of the profile tables
                    (tools/bench/results/profile-before.json)
   --duration S     measured seconds per run (full: 10, quick: 2)
   --warmup S       warm-up seconds before each run (full: 3, quick: 1)
@@ -22,6 +22,7 @@ export const SCENARIOS = [
   'status',
   'hot-range',
   'tile',
+  'scheme-tile',
   'map-client',
   'cold-range',
   'full-archive',
@@ -44,7 +45,7 @@ export interface BenchOptions {
   readonly keep: boolean;
   readonly quietBudgetS: number;
   readonly reportOnly: boolean;
-  /** Store the profile breakdown as the "before" of issue 10. */
+  /** Store the profile breakdown as the "before" of the profile tables. */
   readonly profileBefore: boolean;
   /** Retained archives (the "30" of the scale scenario). */
   readonly archives: number;

@@ -1,7 +1,7 @@
 /**
  * `tsx tools/bench/pipeline-cost.ts [--requests N] [--rounds R] [--dist DIR,...] [--cpu-prof DIR]`:
  * CPU cost of one replica per request for a fixed number of requests (status-200, status-304,
- * hot 16 KiB range), read from /proc (utime + stime of the replica only) and reported as the
+ * hot 16 KiB range, hot z/x/y tile), read from /proc (utime + stime of the replica only) and reported as the
  * lowest of R rounds: contention from other work on a shared machine only ever adds CPU time,
  * so the minimum is the figure closest to the code's own cost. `--dist` compares builds
  * (e.g. a copy of dist/ from before a change) in alternating rounds against the same
@@ -16,7 +16,7 @@ import type { PlannedRequest } from './load-job';
 import { cpuTicks } from './proc-stats';
 import { startPublishedBackend, AUTH_HEADERS, startReplica } from './service';
 import { captureStatus } from './topology';
-import { hotWindows } from './windows';
+import { hotTiles, hotWindows } from './windows';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -31,7 +31,7 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '3' },
       dist: { type: 'string', default: path.join(ROOT, 'dist/bin') },
       'cpu-prof': { type: 'string' },
-      only: { type: 'string', default: 'status-200,status-304,hot-range' },
+      only: { type: 'string', default: 'status-200,status-304,hot-range,hot-tile' },
       env: { type: 'string', default: '' },
     },
   });
@@ -54,6 +54,10 @@ async function main(): Promise<void> {
       'status-200': { sequences: [[{ path: '/status.json' }]], expect: 200 },
       'status-304': { sequences: [], expect: 304 },
       'hot-range': { sequences: [hotWindows(frames[0]!, 64)], expect: 206 },
+      'hot-tile': {
+        sequences: [(await hotTiles(frames[0]!, 64)).map((t) => ({ path: t.path }))],
+        expect: 200,
+      },
     };
     const only = values.only.split(',');
     const results: Record<string, number[]> = {};

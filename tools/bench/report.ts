@@ -185,6 +185,7 @@ export function benchmarksMarkdown(
       '- `status-200` / `status-304`: `GET /status.json`, without and with `If-None-Match`. Baseline: `node:http (memory)`, a bare `node:http` server answering the same bytes (captured from a replica) from memory.',
       `- \`hot-range\`: 16 KiB \`Range\` reads at 64 fixed offsets of the newest archive. Baselines: node:http (memory), nginx static. \`hot-range, 1 connection\` repeats it with one connection: the latency each path adds to a single request, without queueing.`,
       '- `tile`: `GET /tiles/{ts}/{z}/{x}/{y}.png` of 64 existing tiles (zoom 5-6 over echoes) of the newest archive, the z/x/y route of docs/tiles.md (directory lookup + tile bytes from the block cache). Baselines: node:http (memory) and nginx static serving the same tile files; compare the replica with `hot-range` (a hot 16 KiB range) of the same run.',
+      '- `scheme-tile`: the same 64 tiles in the `cividis` colour scheme (`GET /tiles/{ts}/cividis/{z}/{x}/{y}.png`: the tile route plus the palette rewrite of docs/schemes.md), direct and through nginx. Its baseline is the same tiles plain, measured on the same replica just before (warm and adjacent, so neither side gets the warm-up; target: within 10 %); the `tile` rows compare too.',
       `- \`map-client\`: ${s.mapClients} virtual clients, each a different view (5 x 4 tiles at zoom 5-7 over radar echoes) animating the newest ${s.loopFrames} frames; the requests are exactly the \`getBytes\` calls of the \`pmtiles\` JS reader on those archives (16 KiB header + root directory per frame, then one range per existing tile: ${s.mapPlan}). Baseline: \`nginx static\`, nginx serving the same files from disk with no auth (the machine limit).`,
       '- `cold-range`: 16 KiB reads, one connection (latency without queueing). Two ways to be cold: replicas started with `RADAR_CACHE_MB=0` (random offsets across all retained archives, every read goes to the store), and a fresh replica with the cache on reading exactly one window per 64 KiB cache block of the 20 archives the publish warmer does not touch (every read is a block miss; warmed up first on the blocks of the 10 newest archives). Baseline: `S3 endpoint (direct)`, random windows read directly from the S3 endpoint.',
       `- \`full-archive\`: whole-archive GETs round-robin over all retained archives, ${s.archiveConnections} connections, with the cache on (the archives are smaller than the largest cached window, so they come from memory) and with \`RADAR_CACHE_MB=0\` (streamed from the store). Baseline: \`node:http streaming from S3\`, a bare server piping the same object from the same endpoint.`,
@@ -202,7 +203,7 @@ export function benchmarksMarkdown(
   lines.push(`![latency and throughput per run](${chartPath})`);
   lines.push('');
   lines.push(
-    `## Targets (issue 10's table; issue 5's kept where issue 10 is silent): ${met} met, ${missed} missed, ${targets.length - met - missed} not measurable here`,
+    `## Targets: ${met} met, ${missed} missed, ${targets.length - met - missed} not measurable here`,
   );
   lines.push('');
   lines.push(
@@ -258,7 +259,9 @@ export function benchmarksMarkdown(
     lines.push('');
   }
   if (results.profiles && results.profiles.length > 0) {
-    lines.push('## CPU profile of a replica, per pipeline part (before and after issue 10)');
+    lines.push(
+      '## CPU profile of a replica, per pipeline part (before and after the lean request pipeline)',
+    );
     lines.push('');
     lines.push(
       'One replica started with `node --cpu-prof --cpu-prof-interval=200`, direct load of the scenario for the measured window; ' +

@@ -61,7 +61,7 @@ export interface BenchResults {
   readonly leaseAccuracy?: LeaseAccuracy[];
   /** Per-part CPU breakdown of a profiled replica, this run. */
   readonly profiles?: ProfileBreakdown[];
-  /** The same breakdown measured before issue 10's pipeline pass (stored file). */
+  /** The same breakdown measured before the lean request pipeline (stored file). */
   readonly profilesBefore?: {
     readonly measuredAt: string;
     readonly code: string;
@@ -156,7 +156,7 @@ export interface TargetInputs {
   readonly mrms?: MrmsBenchResult;
 }
 
-/** Every target of issue 10's table (and the kept ones of issue 5) that this run measured. */
+/** Every benchmark target (BENCHMARKS.md, "Targets") that this run measured. */
 export function evaluateTargets(
   runs: readonly RunRecord[],
   publish: PublishVisibleResult | undefined,
@@ -188,6 +188,18 @@ export function evaluateTargets(
         ['hot-range', 'node:http (memory)'],
         0.5,
         0.4,
+        generator,
+      ),
+    );
+    out.push(
+      ...rpsRatio(
+        runs,
+        'scheme tile direct',
+        '>= 0.9 x the same hot tiles plain, measured just before (req/s and server CPU per request)',
+        ['scheme-tile', 'replica (direct)'],
+        ['scheme-tile', 'replica (direct), the same tiles plain'],
+        0.9,
+        0.9,
         generator,
       ),
     );

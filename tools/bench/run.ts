@@ -30,6 +30,7 @@ import {
   type IdleCpu,
   hotRangeScenario,
   tileScenario,
+  schemeTileScenario,
   logInfoScenario,
   mapClientScenario,
   mapSequences,
@@ -142,6 +143,7 @@ async function main(): Promise<void> {
     if (has('status')) await statusScenario(ctx);
     if (has('hot-range')) await hotRangeScenario(ctx);
     if (has('tile')) await tileScenario(ctx);
+    if (has('scheme-tile')) await schemeTileScenario(ctx);
     if (has('map-client')) {
       await mapClientScenario(ctx, sequences);
       await redisCommandsScenario(ctx, sequences);

@@ -11,7 +11,7 @@ import type { RunKind, RunRecord } from './results';
 import { AUTH_HEADERS } from './service';
 import { runWrk } from './wrk';
 
-/** Generator CPU above which a run is measured again with wrk (issue 10). */
+/** Generator CPU above which the generator is the bottleneck, so the run is measured again with wrk. */
 const GENERATOR_CEILING_CORES = 0.8;
 
 const T0 = performance.now();

@@ -1,5 +1,5 @@
 /**
- * The scenarios of issue 5, each measured against its baselines in adjacent runs (so drift of
+ * The benchmark scenarios, each measured against its baselines in adjacent runs (so drift of
  * a noisy machine hits both sides of a ratio alike). BENCHMARKS.md describes each one.
  */
 import fs from 'node:fs/promises';
@@ -103,6 +103,38 @@ export async function tileScenario({ opts, runner, topo, frames }: ScenarioConte
   };
   for (const e of [node, nginxStatic, api, edge]) await runner.measure('tile', e, load);
 }
+
+/**
+ * The same 64 hot tiles in a colour scheme (`/tiles/{ts}/cividis/{z}/{x}/{y}.png`): the tile
+ * route plus the palette rewrite. Its baseline is the plain tiles measured on the same replica
+ * just before (warm, adjacent: the `scheme tile` target, within 10 %); the `tile` rows of a
+ * run that also has them compare as well.
+ */
+export async function schemeTileScenario({
+  opts,
+  runner,
+  topo,
+  frames,
+}: ScenarioContext): Promise<void> {
+  const tiles = await hotTiles(frames[0]!, 64);
+  if (tiles.length === 0) throw new Error('the newest archive holds no tiles at zoom 5-6');
+  const scheme = (p: string) => p.replace(/^(\/tiles\/[0-9]{12})\//, `$1/${BENCH_SCHEME}/`);
+  const { direct: api, edge } = topo.endpoints;
+  const load = (paths: string[]) => ({
+    sequences: [paths.map((path) => ({ path }))],
+    expect: [200],
+    connections: opts.connections,
+  });
+  const plain = tiles.map((t) => t.path);
+  await runner.measure('scheme-tile', { ...api, against: PLAIN_AGAINST }, load(plain));
+  for (const e of [api, edge]) await runner.measure('scheme-tile', e, load(plain.map(scheme)));
+}
+
+/** The `against` of the scheme-tile scenario's baseline row. */
+export const PLAIN_AGAINST = 'replica (direct), the same tiles plain';
+
+/** The scheme of the scheme-tile scenario (any scheme costs the same rewrite). */
+export const BENCH_SCHEME = 'cividis';
 
 async function chmodTree(dir: string): Promise<void> {
   await fs.chmod(dir, 0o755);

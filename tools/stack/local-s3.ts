@@ -1,7 +1,9 @@
 /**
  * An in-process S3 endpoint (s3rver, a dev dependency) with the bucket created, for
  * `npm run stack` on machines without MinIO. s3rver accepts the access key `S3RVER` and does
- * not verify signatures; see DESIGN.md §5 for its known range gaps.
+ * not verify signatures. Its known gaps (3.7.1): `bytes=0-0` and suffix ranges come back wrong
+ * and it sends no bucket notifications; the service never depends on either (it asks for
+ * absolute ranges and checks the upstream `Content-Range`).
  */
 import type http from 'node:http';
 

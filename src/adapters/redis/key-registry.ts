@@ -1,6 +1,6 @@
 /**
- * The key registry as stored in Redis: one JSON string in the key-file format of DESIGN.md
- * §3.2 (validated by the same parser, so a registry written by hand or by an old CLI cannot
+ * The key registry as stored in Redis: one JSON string in the key-file format (docs/keys.md;
+ * validated by the same parser, so a registry written by hand or by an old CLI cannot
  * bypass the checks), replaced only by a compare-and-set that also announces the change, so
  * concurrent administrators never overwrite each other and every replica hears about it.
  */

@@ -1,5 +1,5 @@
 /**
- * Every Redis key and channel name the service uses, in one place (DESIGN.md §3.3), so an
+ * Every Redis key and channel name the service uses, in one place, so an
  * operator can read the whole data model here and no module invents a name of its own.
  *
  * Keys that a Lua script or transaction touches together carry the hash tag `{radar}`, so
@@ -64,7 +64,7 @@ export const STORE_HEALTH_KEY = `${HASH_TAG}:health:store`;
 /** Pub/sub channel announcing a change of the shared store state ('1' or '0'). */
 export const STORE_HEALTH_CHANNEL = `${HASH_TAG}:health:events`;
 
-/** The key registry as JSON in the key-file format of DESIGN.md §3.2 (hashes, never keys). */
+/** The key registry as JSON in the key-file format (docs/keys.md; hashes, never keys). */
 export const KEY_REGISTRY_KEY = `${HASH_TAG}:keys:registry`;
 
 /** Pub/sub channel announcing a key registry change; replicas reload on any message. */

@@ -26,109 +26,10 @@
  * the points this replica already spent in it (`window`).
  */
 
-import type { LeaseCall } from './lease-script';
-import {
-  estimateSharing,
-  INITIAL_REPLICAS,
-  othersRate,
-  planLease,
-  type DemandView,
-} from './lease-sizing';
-
-/** What one lease call returned (Redis answered). */
-export interface LeaseGrant {
-  /** Points granted (0..asked). */
-  readonly granted: number;
-  /** The shared counter after the call (leased points included), at most the limit. */
-  readonly used: number;
-  /** Milliseconds left in the key's window, as Redis saw it; undefined when the caller said
-   * it knew the window and Redis skipped telling it again. */
-  readonly msLeft: number | undefined;
-  /** The window's end in Redis time (Unix s), identifying it for a hand-back; as `msLeft`. */
-  readonly windowEndS: number | undefined;
-  /** Points admitted in memory during an outage that this call added to the counter first. */
-  readonly carried: number;
-}
-
-export interface LeaseDecision {
-  readonly allowed: boolean;
-  readonly remaining: number;
-  /** Milliseconds left in the window at decision time (never less than the true rest). */
-  readonly msLeft: number;
-}
-
-/** What a replica knows of a key's current window in Redis. */
-export interface KnownWindow {
-  /** Points this replica spent in it from leased blocks. */
-  readonly spent: number;
-  /** Milliseconds until it ends (never less than the true rest). */
-  readonly msLeft: number;
-}
-
-export interface QuotaLeaseOptions {
-  /**
-   * Takes up to `points` from the key's shared counter (rate-limiter-flexible `consume`):
-   * `call.need` of them for requests waiting now, the rest capped by the store at this
-   * replica's share of what is left (`call.replicas`); `call.known` lets the store skip
-   * reporting the window again. Undefined when Redis failed (nothing was taken).
-   */
-  readonly lease: (
-    keyId: string,
-    limit: number,
-    points: number,
-    call: LeaseCall,
-  ) => Promise<LeaseGrant | undefined>;
-  /**
-   * One point from the in-memory insurance limiter, for each request that sent or waited on a
-   * lease whose Redis call failed: each spends its own point there, at once (asking Redis
-   * again would queue every waiter behind another timeout).
-   */
-  readonly insure: (keyId: string, limit: number) => Promise<LeaseDecision>;
-  /** Hands unspent points back to the window they came from (rate-limiter-flexible `reward`). */
-  readonly handBack: (keyId: string, limit: number, points: number, windowEndS: number) => void;
-  /** True while Redis is failing: blocks of 1, nothing kept locally. */
-  readonly degraded: () => boolean;
-  /** Monotonic milliseconds. */
-  readonly clock?: () => number;
-}
-
-/** A block untouched this long goes back to the shared counter. */
-export const IDLE_HAND_BACK_MS = 2000;
-
-interface Lease extends DemandView {
-  readonly keyId: string;
-  /** The limit of the last request (a changed limit resets what depends on it). */
-  limit: number;
-  /** Unspent points held locally. */
-  points: number;
-  /** Monotonic ms after which held points are void (never later than Redis's window end). */
-  deadline: number;
-  /** Monotonic ms by which the window has ended (never earlier than Redis's window end). */
-  endsBy: number;
-  windowEndS: number;
-  /** Last reported remaining (monotone within the window). */
-  reported: number;
-  lastGranted: number;
-  lastUsed: number;
-  lastUseAt: number;
-  /** The counter reached the limit at this replica's last lease: refuse once the block is spent. */
-  exhausted: boolean;
-  pending: Promise<LeaseOutcome> | undefined;
-  waiting: number;
-}
-
-/**
- * What a lease reply means for the requests that sent or waited on it: the grant's points are
- * in the lease (spend them); no point was left (every one is refused with the same decision);
- * or Redis failed (every one takes its own point from the insurance limiter).
- */
-type LeaseOutcome =
-  | { readonly kind: 'granted' }
-  | { readonly kind: 'denied'; readonly decision: LeaseDecision }
-  | { readonly kind: 'failed' };
-
-const GRANTED: LeaseOutcome = { kind: 'granted' };
-const FAILED: LeaseOutcome = { kind: 'failed' };
+import type { KnownWindow, LeaseDecision, QuotaLeaseOptions } from './quota-lease-types';
+import { IDLE_HAND_BACK_MS } from './quota-lease-types';
+import { applyGrant, FAILED, GRANTED, type Lease, type LeaseOutcome } from './lease-entry';
+import { INITIAL_REPLICAS, planLease } from './lease-sizing';
 
 /** Per-replica book of leased blocks, one entry per key. */
 export interface QuotaLease {
@@ -154,62 +55,6 @@ export function createQuotaLease(options: QuotaLeaseOptions): QuotaLease {
     lease.lastUseAt = now;
     lease.reported = Math.min(lease.reported, lease.sharedRemaining + lease.points);
     return { allowed: true, remaining: lease.reported, msLeft: lease.endsBy - now };
-  };
-
-  /** Folds a grant into the lease; returns the denial when nothing was granted. */
-  const apply = (
-    lease: Lease,
-    grant: LeaseGrant,
-    sentAt: number,
-    now: number,
-  ): LeaseDecision | undefined => {
-    // A reply without the window means Redis found the key in the window this lease knows (a
-    // new key always reports it); if the call landed after that window ended, the deadline
-    // has passed by the time the reply arrives and the points are never spent.
-    const sameWindow =
-      lease.lastLeaseAt > 0 &&
-      (grant.windowEndS === undefined || Math.abs(grant.windowEndS - lease.windowEndS) <= 1);
-    // The counter before this call (points it carried were admitted earlier, by this replica).
-    const before = grant.used - grant.granted - grant.carried;
-    if (sameWindow && grant.granted > 0) {
-      lease.othersRate = othersRate(lease, before, now);
-      lease.replicas = estimateSharing(lease, before);
-      const elapsedS = Math.max(0.001, (now - lease.lastLeaseAt) / 1000);
-      const rate = lease.lastGranted / elapsedS;
-      lease.rate = lease.rate === 0 ? rate : (lease.rate + rate) / 2;
-    } else if (!sameWindow) {
-      lease.reported = lease.limit;
-      lease.points = 0;
-      lease.firstBefore = before;
-      lease.firstAt = now;
-      lease.othersRate = 0;
-      lease.leasedNet = 0;
-      lease.spent = 0;
-      lease.replicas = INITIAL_REPLICAS;
-      lease.exhausted = false;
-      lease.maxNeed = 0;
-    }
-    lease.leasedNet += grant.granted + grant.carried;
-    if (grant.windowEndS !== undefined && grant.msLeft !== undefined) {
-      lease.windowEndS = grant.windowEndS;
-      // Measured from before the call for spending (never past the end), from the reply for
-      // X-RateLimit-Reset (never before it: a client retrying then finds the window ended).
-      lease.deadline = sentAt + grant.msLeft;
-      lease.endsBy = now + grant.msLeft;
-    }
-    lease.sharedRemaining = Math.max(0, lease.limit - grant.used);
-    // Like the library's in-memory block after a refusal, without the refused call.
-    lease.exhausted = grant.used >= lease.limit;
-    lease.lastUsed = grant.used;
-    lease.lastGranted = grant.granted;
-    lease.lastLeaseAt = now;
-    lease.lastUseAt = now;
-    if (grant.granted === 0) {
-      lease.reported = 0;
-      return { allowed: false, remaining: 0, msLeft: lease.endsBy - now };
-    }
-    lease.points += grant.granted;
-    return undefined;
   };
 
   /** A new limit for a key: the held block goes back, the next lease asks under the new one. */
@@ -294,7 +139,7 @@ export function createQuotaLease(options: QuotaLeaseOptions): QuotaLease {
             if (fresh.lastLeaseAt === 0) book.delete(keyId);
             return FAILED;
           }
-          const denial = apply(fresh, grant, sentAt, clock());
+          const denial = applyGrant(fresh, grant, sentAt, clock());
           return denial ? { kind: 'denied', decision: denial } : GRANTED;
         },
         (error: unknown) => {

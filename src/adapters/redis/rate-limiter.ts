@@ -11,7 +11,7 @@
  *   (per instance, so per limit: a raised limit asks Redis again).
  * The window (the counter's TTL) starts with the key's first request.
  *
- * Degraded-mode policy (DESIGN.md §2): when Redis is down, not ready, or slower than the
+ * Degraded-mode policy (docs/rate-limits.md): when Redis is down, not ready, or slower than the
  * command timeout, each request takes one point from an in-memory insurance limiter with the
  * same limit and window — fail open, limits enforced per replica (a key can get up to
  * `replicas × limit` per window) — and `degraded()` reports it until a Redis call succeeds
@@ -33,7 +33,8 @@ import { RATE_LIMIT_KEY_PREFIX } from './keys';
 import { LEASE_SCRIPT, leaseDuration, type LeaseCall, type LeaseGuard } from './lease-script';
 import { createLeasingLimiter, type LeaseReply } from './leasing-limiter';
 import { createOutageLedger, type Carry } from './outage-ledger';
-import { createQuotaLease, type LeaseDecision, type LeaseGrant } from './quota-lease';
+import { createQuotaLease } from './quota-lease';
+import type { LeaseDecision, LeaseGrant } from './quota-lease-types';
 
 export interface RedisRateLimiterOptions {
   /** Command client (`createRedisClient`): no offline queue, bounded command timeout. */

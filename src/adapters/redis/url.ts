@@ -1,6 +1,6 @@
 /**
  * `REDIS_URL` parsing. One URL names any of the three deployments ioredis supports, so the
- * operator switches topology without new variables (DESIGN.md §2):
+ * operator switches topology without new variables:
  *
  * - `redis://[user:pass@]host[:port][/db]`, `rediss://…` (TLS): one server, parsed by ioredis;
  * - `redis+sentinel://[user:pass@]h1[:p1],h2[:p2]/<masterName>[/db][?sentinelUsername=…&sentinelPassword=…]`

@@ -148,7 +148,7 @@ export function createS3Client(
   };
 }
 
-/** Object key of a timestamp's archive: `{prefix}{YYYYMMDDHHmm}.pmtiles` (DESIGN.md §3.2). */
+/** Object key of a timestamp's archive: `{prefix}{YYYYMMDDHHmm}.pmtiles` (`S3_PREFIX`). */
 export function objectKey(prefix: string, timestamp: string): string {
   return `${prefix}${archiveFileName(timestamp)}`;
 }

@@ -1,7 +1,7 @@
 /**
  * Simulator frames uploaded to the bucket: the S3 `FrameSink`. One PUT per archive, so the
  * object appears complete or not at all (S3 never shows a partial single-part upload); a
- * published key is never overwritten (DESIGN.md §3.3): the key is checked first and the PUT
+ * published key is never overwritten (archives are immutable): the key is checked first and the PUT
  * carries `If-None-Match: *`, which S3 and MinIO enforce atomically (s3rver ignores it, so
  * there only the check guards).
  */

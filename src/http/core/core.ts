@@ -11,8 +11,8 @@
  * method step straight to its answer: no credentials, origin policy or rate-limit point.
  *
  * `handle` returns the answer synchronously when everything it needs is in memory (the status
- * document, a cached window, a tile whose directories are decoded, a rendered TileJSON, every
- * error) and a promise otherwise (a lease renewal, a store read, a directory load). Errors
+ * document, the legend, a cached window, a tile whose directories are decoded, in any colour
+ * scheme, a rendered TileJSON, every error) and a promise otherwise (a lease renewal, a store read, a directory load). Errors
  * come out as answers too, so a caller never sees a throw. The node:http listener and the
  * in-process test client both write what it returns through one answer writer.
  */
@@ -33,6 +33,7 @@ import {
 } from './authorise';
 import type { CorsPolicy } from './cors';
 import { createFailureAnswerer } from './failure';
+import { createLegendAnswerer } from './legend-answer';
 import { checkProtocol } from './protocol';
 import type { PublicBaseUrl } from './public-base-url';
 import type { CoreRequest } from './request';
@@ -109,12 +110,17 @@ export function createCore(deps: CoreDeps): Core {
   const archive = createArchiveAnswerer(deps);
   const tile = createTileAnswerer(deps);
   const tileJson = createTileJsonAnswerer(deps);
+  const legend = createLegendAnswerer(deps.cacheControl);
   const openApi = createOpenApiAnswerer(deps.openApi);
   const handlers: Record<CredentialedRouteKind, Handler> = {
     status: (request) => status(request.headers),
     archive: (request, [timestamp], caller) => archive(request, timestamp!, caller),
     tile: (request, params, caller) => tile(request, params, caller),
     tilejson: (request, [timestamp]) => tileJson(request, timestamp!),
+    'scheme-tile': (request, [timestamp, scheme, z, x, y], caller) =>
+      tile(request, [timestamp!, z!, x!, y!], caller, scheme!),
+    'scheme-tilejson': (request, [timestamp, scheme]) => tileJson(request, timestamp!, scheme!),
+    legend: (request) => legend(request.headers),
   };
   const openHandlers: Record<OpenRouteKind, OpenHandler> = {
     openapi: (request) => openApi(request.headers),

@@ -10,7 +10,8 @@
 import { pathToRegexp } from 'path-to-regexp';
 
 /** Routes that need `Authorization` and `X-App`; the core has one handler per kind. */
-export type CredentialedRouteKind = 'status' | 'archive' | 'tilejson' | 'tile';
+export type CredentialedRouteKind =
+  'status' | 'archive' | 'tilejson' | 'tile' | 'scheme-tilejson' | 'scheme-tile' | 'legend';
 /** Routes anyone may read (no credentials, no rate-limit point). */
 export type OpenRouteKind = 'openapi';
 export type RouteKind = CredentialedRouteKind | OpenRouteKind;
@@ -35,6 +36,10 @@ export const STATUS_ROUTE = '/status.json';
 export const ARCHIVE_ROUTE = '/tiles/:timestamp.pmtiles';
 export const TILEJSON_ROUTE = '/tiles/:timestamp.json';
 export const TILE_ROUTE = '/tiles/:timestamp/:z/:x/:y.png';
+/** TileJSON and z/x/y tiles in a colour scheme (one more path segment: the scheme id). */
+export const SCHEME_TILEJSON_ROUTE = '/tiles/:timestamp/:scheme.json';
+export const SCHEME_TILE_ROUTE = '/tiles/:timestamp/:scheme/:z/:x/:y.png';
+export const LEGEND_ROUTE = '/legend.json';
 export const OPENAPI_ROUTE = '/openapi.json';
 
 export const ROUTES: readonly Route[] = [
@@ -42,6 +47,9 @@ export const ROUTES: readonly Route[] = [
   { kind: 'archive', template: ARCHIVE_ROUTE, needsCredentials: true },
   { kind: 'tilejson', template: TILEJSON_ROUTE, needsCredentials: true },
   { kind: 'tile', template: TILE_ROUTE, needsCredentials: true },
+  { kind: 'scheme-tilejson', template: SCHEME_TILEJSON_ROUTE, needsCredentials: true },
+  { kind: 'scheme-tile', template: SCHEME_TILE_ROUTE, needsCredentials: true },
+  { kind: 'legend', template: LEGEND_ROUTE, needsCredentials: true },
   { kind: 'openapi', template: OPENAPI_ROUTE, needsCredentials: false },
 ];
 

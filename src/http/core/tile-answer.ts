@@ -5,9 +5,22 @@
  * archive's zoom range (400), preconditions (304/412), and the bytes with an exact
  * Content-Length, byte-identical to what the `pmtiles` reader's `getZxy` returns.
  * A tile the archive does not hold answers the shared transparent PNG (docs/tiles.md).
+ *
+ * `GET|HEAD /tiles/{timestamp}/{scheme}/{z}/{x}/{y}.png` is the same tile in a colour scheme:
+ * an unknown scheme is a 400 (validation, before the lookup); the ETag carries the scheme's
+ * tag; the stored bytes get the scheme's palette (`tiles/tile-schemes.ts`), so HEAD reads the
+ * tile too (its length is the rewritten one). The shared transparent tile is transparent in
+ * every scheme and is sent as it is. A stored tile that is not in the renderer's palette
+ * cannot be recoloured: that is the service's own inconsistency, answered 500 and logged.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ArchiveMeta, ArchiveStore, ByteWindow, CatalogReader } from '../../domain/ports';
+import type {
+  ArchiveBody,
+  ArchiveMeta,
+  ArchiveStore,
+  ByteWindow,
+  CatalogReader,
+} from '../../domain/ports';
 import { parseTimestamp } from '../../domain/timestamps';
 import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../errors';
 import { Compression, TileType, type PmtilesHeader } from '../../pmtiles/header';
@@ -15,13 +28,14 @@ import { zxyToTileId } from '../../pmtiles/tile-id';
 import { EMPTY_TILE_PNG } from '../../tiles/empty-tile';
 import { parseTileCoordinates, type TileCoordinates } from '../../tiles/tile-coordinates';
 import type { TileLocator } from '../../tiles/tile-locator';
+import { createTileSchemes, type TileScheme } from '../../tiles/tile-schemes';
 import { evaluatePreconditions } from '../conditional';
 import { immutableCacheControl } from '../cache-control';
 import type { Answer } from './answer';
 import type { Caller } from './authorise';
 import { openBody } from './open-body';
 import type { CoreRequest } from './request';
-import { TILE_ROUTE } from './route-table';
+import { SCHEME_TILE_ROUTE, TILE_ROUTE } from './route-table';
 
 export interface TileRouteDeps {
   readonly catalog: CatalogReader;
@@ -42,24 +56,47 @@ const TILE_ENCODING: Record<number, string | undefined> = {
  * (the object store's, identical everywhere) and the tile's address. Archives are immutable,
  * so the pair names exactly one byte sequence.
  */
-export function tileEtag(meta: ArchiveMeta, z: number, x: number, y: number): string {
+export function tileEtag(
+  meta: ArchiveMeta,
+  z: number,
+  x: number,
+  y: number,
+  scheme?: TileScheme,
+): string {
   const inner = meta.etag.replace(/^W\//, '').replace(/"/g, '');
-  return `"${inner}.${z}-${x}-${y}"`;
+  return scheme === undefined
+    ? `"${inner}.${z}-${x}-${y}"`
+    : `"${inner}.${z}-${x}-${y}.${scheme.tag}"`;
 }
 
-/** The archive and tile coordinates a tile URL names, or its 400/404. */
+/** What a tile URL names once validated and looked up. */
+export interface TileTarget {
+  readonly meta: ArchiveMeta;
+  readonly coords: TileCoordinates;
+  /** The colour scheme of a scheme URL; undefined: the stored bytes. */
+  readonly scheme: TileScheme | undefined;
+}
+
+/**
+ * The archive, tile coordinates and scheme a tile URL names, or its 400 (timestamp, z/x/y or
+ * scheme invalid) or 404 (not published). `schemeId` undefined: the plain route.
+ */
 export function resolveTile(
   catalog: CatalogReader,
+  schemes: ReadonlyMap<string, TileScheme>,
   timestamp: string,
   z: string,
   x: string,
   y: string,
-): { readonly meta: ArchiveMeta; readonly coords: TileCoordinates } | Error {
+  schemeId?: string,
+): TileTarget | Error {
   const coords = parseTileCoordinates(z, x, y);
   if (parseTimestamp(timestamp) === undefined || coords === undefined) return new BadRequestError();
+  const scheme = schemeId === undefined ? undefined : schemes.get(schemeId);
+  if (schemeId !== undefined && scheme === undefined) return new BadRequestError();
   const meta = catalog.current().get(timestamp);
   if (meta === undefined) return new NotFoundError();
-  return { meta, coords };
+  return { meta, coords, scheme };
 }
 
 /**
@@ -78,8 +115,7 @@ export type TileHead =
     };
 
 export function planTileHead(
-  meta: ArchiveMeta,
-  coords: TileCoordinates,
+  { meta, coords, scheme }: TileTarget,
   header: PmtilesHeader,
   requestHeaders: IncomingHttpHeaders,
   cacheControl: string,
@@ -89,7 +125,7 @@ export function planTileHead(
     return { kind: 'error', error: new BadRequestError() };
   // The URL promises PNG; an archive of another tile type holds no tile at this address.
   if (header.tileType !== TileType.Png) return { kind: 'error', error: new NotFoundError() };
-  const etag = tileEtag(meta, z, x, y);
+  const etag = tileEtag(meta, z, x, y, scheme);
   const precondition = evaluatePreconditions(requestHeaders, {
     etag,
     lastModified: meta.lastModified,
@@ -108,73 +144,95 @@ export function planTileHead(
   return { kind: 'send', headers, encoding: TILE_ENCODING[header.tileCompression] };
 }
 
+/** Reads a body whole (a tile is a few KiB): a Buffer as it is, a stream to its end. */
+async function readWhole(body: ArchiveBody): Promise<Buffer> {
+  if (Buffer.isBuffer(body)) return body;
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** The tile answerer's signature: `params` are `[timestamp, z, x, y]`. */
+export type TileAnswerer = (
+  request: CoreRequest,
+  params: readonly string[],
+  caller: Caller,
+  schemeId?: string,
+) => Answer | Promise<Answer>;
+
 /**
  * The tile answerer: synchronous when the archive's header and the tile's directories are
  * decoded in memory and the tile's bytes are cached (or the answer needs none), a promise
  * when the header, a directory or the bytes must be read. A 304 or an error never loads the
- * tile's directories.
+ * tile's directories. With a scheme the recolouring is a synchronous step on the cached
+ * bytes, so a hot tile stays synchronous.
  */
-export function createTileAnswerer(
-  deps: TileRouteDeps,
-): (request: CoreRequest, params: readonly string[], caller: Caller) => Answer | Promise<Answer> {
+export function createTileAnswerer(deps: TileRouteDeps): TileAnswerer {
   const cacheControl = immutableCacheControl(deps.cacheControl);
+  const schemes = createTileSchemes();
 
   /** The head's answer when it needs no window (an error is thrown), else undefined. */
-  const early = (head: TileHead): Answer | undefined => {
+  const early = (head: TileHead, route: string): Answer | undefined => {
     if (head.kind === 'error') throw head.error;
-    if (head.kind === 'not-modified')
-      return { status: 304, route: TILE_ROUTE, headers: head.headers };
+    if (head.kind === 'not-modified') return { status: 304, route, headers: head.headers };
     return undefined;
   };
 
   /** The tile's answer (`window` undefined: the archive holds no tile there). */
   const send = (
     request: CoreRequest,
-    meta: ArchiveMeta,
+    { meta, scheme }: TileTarget,
     head: SendHead,
     window: ByteWindow | undefined,
     caller: Caller,
   ): Answer | Promise<Answer> => {
+    const route = scheme === undefined ? TILE_ROUTE : SCHEME_TILE_ROUTE;
     const headers = head.headers;
     headers.push('Content-Type', 'image/png');
     if (window === undefined) {
       // OGC API - Tiles' hint, so tools that care can tell "no echo" from a rendered tile.
       headers.push('OATiles-hint', 'empty');
-      return {
-        status: 200,
-        route: TILE_ROUTE,
-        headers,
-        body: EMPTY_TILE_PNG,
-        length: EMPTY_TILE_PNG.length,
-      };
+      return { status: 200, route, headers, body: EMPTY_TILE_PNG, length: EMPTY_TILE_PNG.length };
     }
     if (head.encoding !== undefined) headers.push('Content-Encoding', head.encoding);
-    const sent: Answer = { status: 200, route: TILE_ROUTE, headers, length: window.length };
-    if (request.method !== 'GET') return sent;
+    if (scheme === undefined) {
+      const sent: Answer = { status: 200, route, headers, length: window.length };
+      if (request.method !== 'GET') return sent;
+      const body = openBody(deps.store, meta, window, request, caller);
+      return body instanceof Promise
+        ? body.then((opened) => ({ ...sent, body: opened }))
+        : { ...sent, body };
+    }
+    // In a scheme even HEAD needs the bytes: the length is the recoloured tile's.
+    const recoloured = (stored: Buffer): Answer => {
+      const bytes = scheme.recolour(stored);
+      return { status: 200, route, headers, length: bytes.length, body: bytes };
+    };
     const body = openBody(deps.store, meta, window, request, caller);
-    return body instanceof Promise
-      ? body.then((opened) => ({ ...sent, body: opened }))
-      : { ...sent, body };
+    return Buffer.isBuffer(body)
+      ? recoloured(body)
+      : Promise.resolve(body).then(readWhole).then(recoloured);
   };
 
-  return (request, [timestamp, z, x, y], caller) => {
-    const target = resolveTile(deps.catalog, timestamp!, z!, x!, y!);
+  return (request, [timestamp, z, x, y], caller, schemeId) => {
+    const target = resolveTile(deps.catalog, schemes, timestamp!, z!, x!, y!, schemeId);
     if (target instanceof Error) throw target;
+    const route = schemeId === undefined ? TILE_ROUTE : SCHEME_TILE_ROUTE;
     const { meta, coords } = target;
     const tileId = zxyToTileId(coords.z, coords.x, coords.y);
     const plan = (header: PmtilesHeader) =>
-      planTileHead(meta, coords, header, request.headers, cacheControl);
+      planTileHead(target, header, request.headers, cacheControl);
     const located = deps.tiles.peek(meta, tileId);
     if (located !== undefined) {
       const head = plan(located.header);
-      return early(head) ?? send(request, meta, head as SendHead, located.window, caller);
+      return early(head, route) ?? send(request, target, head as SendHead, located.window, caller);
     }
     return deps.tiles.header(meta).then(async (header) => {
       const head = plan(header);
-      const done = early(head);
+      const done = early(head, route);
       if (done !== undefined) return done;
       const window = await deps.tiles.locate(meta, tileId);
-      return send(request, meta, head as SendHead, window, caller);
+      return send(request, target, head as SendHead, window, caller);
     });
   };
 }

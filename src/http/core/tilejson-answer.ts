@@ -3,11 +3,15 @@
  * MapLibre/Mapbox SDKs, OpenLayers' TileJSON source and QGIS can use the z/x/y route from one
  * URL. Zoom range, bounds and center come from the archive header; name, description and
  * attribution from its metadata. There is deliberately no `latest` alias (docs/tiles.md).
+ *
+ * `GET|HEAD /tiles/{timestamp}/{scheme}.json` is the same document whose `tiles` URL names the
+ * tiles in that colour scheme; an unknown scheme is a 400, before the lookup.
  */
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { ArchiveMeta, CatalogReader } from '../../domain/ports';
 import { parseTimestamp } from '../../domain/timestamps';
+import { findScheme } from '../../render/colour-schemes';
 import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../errors';
 import type { PmtilesHeader } from '../../pmtiles/header';
 import type { TileLocator } from '../../tiles/tile-locator';
@@ -16,7 +20,7 @@ import { immutableCacheControl } from '../cache-control';
 import type { Answer } from './answer';
 import type { PublicBaseUrl } from './public-base-url';
 import type { CoreRequest } from './request';
-import { TILEJSON_ROUTE } from './route-table';
+import { SCHEME_TILEJSON_ROUTE, TILEJSON_ROUTE } from './route-table';
 
 export interface TileJsonRouteDeps {
   readonly catalog: CatalogReader;
@@ -44,13 +48,18 @@ export interface TileJson {
 const text = (value: unknown): string | undefined =>
   typeof value === 'string' && value.length > 0 ? value : undefined;
 
-/** Builds the document (pure; exported for tests and the client library's types). */
+/**
+ * Builds the document (pure; exported for tests and the client library's types); with
+ * `schemeId` its tiles are those of that colour scheme.
+ */
 export function buildTileJson(
   baseUrl: string,
   timestamp: string,
   header: PmtilesHeader,
   metadata: Readonly<Record<string, unknown>>,
+  schemeId?: string,
 ): TileJson {
+  const scheme = schemeId === undefined ? '' : `/${schemeId}`;
   const description = text(metadata.description);
   const version = text(metadata.version);
   const attribution = text(metadata.attribution);
@@ -61,7 +70,7 @@ export function buildTileJson(
     ...(version !== undefined ? { version } : {}),
     ...(attribution !== undefined ? { attribution } : {}),
     scheme: 'xyz',
-    tiles: [`${baseUrl}/tiles/${timestamp}/{z}/{x}/{y}.png`],
+    tiles: [`${baseUrl}/tiles/${timestamp}${scheme}/{z}/{x}/{y}.png`],
     minzoom: header.minZoom,
     maxzoom: header.maxZoom,
     bounds: [header.minLon, header.minLat, header.maxLon, header.maxLat],
@@ -84,17 +93,22 @@ interface Rendered {
  */
 export function createTileJsonAnswerer(
   deps: TileJsonRouteDeps,
-): (request: CoreRequest, timestamp: string) => Answer | Promise<Answer> {
+): (request: CoreRequest, timestamp: string, schemeId?: string) => Answer | Promise<Answer> {
   const cacheControl = immutableCacheControl(deps.cacheControl);
   // One rendering per archive version and public base URL (a handful of hosts in practice).
   const rendered = new LRUCache<string, Rendered>({ max: 1024 });
-  const render = async (meta: ArchiveMeta, baseUrl: string, key: string): Promise<Rendered> => {
+  const render = async (
+    meta: ArchiveMeta,
+    baseUrl: string,
+    schemeId: string | undefined,
+    key: string,
+  ): Promise<Rendered> => {
     const [header, metadata] = await Promise.all([
       deps.tiles.header(meta),
       deps.tiles.metadata(meta),
     ]);
     const body = Buffer.from(
-      JSON.stringify(buildTileJson(baseUrl, meta.timestamp, header, metadata)),
+      JSON.stringify(buildTileJson(baseUrl, meta.timestamp, header, metadata, schemeId)),
     );
     const etag = `"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"`;
     const value = { body, etag };
@@ -102,7 +116,13 @@ export function createTileJsonAnswerer(
     return value;
   };
 
-  const answer = (request: CoreRequest, meta: ArchiveMeta, doc: Rendered, vary: string): Answer => {
+  const answer = (
+    request: CoreRequest,
+    meta: ArchiveMeta,
+    doc: Rendered,
+    vary: string,
+    route: string,
+  ): Answer => {
     const validators = { etag: doc.etag, lastModified: meta.lastModified };
     const precondition = evaluatePreconditions(request.headers, validators);
     if (precondition === 'precondition-failed') throw new PreconditionFailedError();
@@ -115,12 +135,11 @@ export function createTileJsonAnswerer(
       cacheControl,
     ];
     const varies = vary === '' ? {} : { vary };
-    if (precondition === 'not-modified')
-      return { status: 304, route: TILEJSON_ROUTE, headers, ...varies };
+    if (precondition === 'not-modified') return { status: 304, route, headers, ...varies };
     headers.push('Content-Type', 'application/json');
     return {
       status: 200,
-      route: TILEJSON_ROUTE,
+      route,
       headers,
       ...varies,
       body: doc.body,
@@ -128,14 +147,18 @@ export function createTileJsonAnswerer(
     };
   };
 
-  return (request, timestamp) => {
+  return (request, timestamp, schemeId) => {
     if (parseTimestamp(timestamp) === undefined) throw new BadRequestError();
+    if (schemeId !== undefined && findScheme(schemeId) === undefined) throw new BadRequestError();
+    const route = schemeId === undefined ? TILEJSON_ROUTE : SCHEME_TILEJSON_ROUTE;
     const base = deps.baseUrl(request.headers);
     const meta = deps.catalog.current().get(timestamp);
     if (meta === undefined) throw new NotFoundError();
-    const key = `${meta.timestamp}\0${meta.etag}\0${base.url}`;
+    const key = `${meta.timestamp}\0${meta.etag}\0${base.url}\0${schemeId ?? ''}`;
     const hit = rendered.get(key);
-    if (hit !== undefined) return answer(request, meta, hit, base.vary);
-    return render(meta, base.url, key).then((doc) => answer(request, meta, doc, base.vary));
+    if (hit !== undefined) return answer(request, meta, hit, base.vary, route);
+    return render(meta, base.url, schemeId, key).then((doc) =>
+      answer(request, meta, doc, base.vary, route),
+    );
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The authentication contract as a model, written from DESIGN.md §3.1 and RFC 6750 rather
+ * The authentication contract as a model, written from docs/behaviour.md and RFC 6750 rather
  * than from the service's code, over the test registry of `test/harness/embedded-api.ts`:
  *
  * - a header value is `Bearer` (any case), one or more spaces, a b64token

@@ -26,7 +26,7 @@ export const FUTURE_TS = '209901010000';
 /** Valid calendar minute with no file at all. */
 export const ABSENT_TS = '202601151206';
 
-/** Error messages by status: SPEC.md's, else the RFC 9110 / RFC 6585 reason phrase. */
+/** Error messages by status: the RFC 9110 / RFC 6585 reason phrase (docs/behaviour.md). */
 export const ERROR_MESSAGES: Readonly<Record<number, string>> = {
   400: 'Bad Request',
   401: 'Unauthorized',

@@ -6,7 +6,7 @@
  * - an answer within the per-request timeout (no hang), never a 5xx;
  * - `X-Content-Type-Options: nosniff`;
  * - exact framing: `Content-Length` present and equal to the body length, never chunked;
- * - every 4xx is the error record `{"error":{"code":N,"message":<SPEC or RFC text>}}` with
+ * - every 4xx is the error record `{"error":{"code":N,"message":<reason phrase>}}` with
  *   `application/json`, and carries no representation validators;
  * - every 206 body is byte-identical to the archive slice its `Content-Range` names, every
  *   200 archive body is the whole archive, identified by its ETag;
@@ -153,7 +153,7 @@ export function checkResponse(
   } else if (res.header('content-range') !== undefined && res.status !== 416) {
     fail('Content-Range on a response that is neither 206 nor 416', request, d);
   }
-  // A tile or TileJSON answer (DESIGN §3.4) reads the archive's header and directories to
+  // A tile or TileJSON answer reads the archive's header and directories to
   // build its body: those reads are still held to published archives and their bounds below.
   const readsDirectories =
     (res.status === 200 || res.status === 304) &&

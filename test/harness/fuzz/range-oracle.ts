@@ -1,6 +1,6 @@
 /**
  * An independent model of what a `Range` header may produce (RFC 9110 §14 plus the decisions
- * of DESIGN.md §3.1), written from the RFC grammar with BigInt arithmetic rather than from the
+ * of docs/behaviour.md), written from the RFC grammar with BigInt arithmetic rather than from the
  * service's code. It returns the set of acceptable answers, because the RFC leaves a server
  * some freedom (it may ignore Range; an invalid range-spec may be ignored or refused):
  *
@@ -72,7 +72,7 @@ export function rangeOracle(value: string | undefined, size: number): RangeVerdi
     let spec = parseSpec(part.replace(OWS, ''));
     if (spec === undefined) {
       // A lenient server may also accept whitespace around the dash, or trim more than
-      // SP/HTAB (e.g. NBSP), and still understand the spec; ignoring the header is fine too.
+      // SP/HTAB (e.g. NBSP), and still understand the range-spec; ignoring the header is fine too.
       spec = parseLooseSpec(part);
       if (spec === undefined) return WHOLE;
       lenient = true;

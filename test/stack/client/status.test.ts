@@ -66,7 +66,7 @@ describe('against the service', () => {
 });
 
 describe('parseRadarStatus', () => {
-  it('sorts newest first and drops duplicates (SPEC leaves the order unstated)', () => {
+  it('sorts newest first and drops duplicates (whatever order a server lists)', () => {
     expect(
       parseRadarStatus({ healthy: true, latest: NEWER, timestamps: [OLDER, NEWER, OLDER] }),
     ).toEqual({ healthy: true, latest: NEWER, timestamps: [NEWER, OLDER] });

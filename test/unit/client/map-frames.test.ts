@@ -1,11 +1,14 @@
 /**
  * The MapLibre helper's bookkeeping, on an in-memory stand-in for `maplibregl.Map` (the real
  * MapLibre runs in the browser test): which sources and layers exist, which one is visible,
- * and that frames leaving the list or the cache release their readers and the protocol.
+ * and that frames leaving the list or the cache release their readers and the protocol; and
+ * a palette swap: tile bodies pass through it, and switching reloads only the shown frame.
  */
 import { Protocol } from 'pmtiles';
+import type { ProtocolHandler } from '../../../src/client/frame-registry';
 import {
   createRadarFrames,
+  recolouringHandler,
   type MapLibreProtocols,
   type RadarMapLike,
 } from '../../../src/client/map-frames';
@@ -130,4 +133,42 @@ it('remove() clears the map and unregisters the protocol it registered', () => {
 
 it('needs either the maplibre module or an already registered protocol', () => {
   expect(() => createRadarFrames({ map: memoryMap().map, client })).toThrow(TypeError);
+});
+
+it('setRecolour() reloads the shown frame, takes the others off the map and keeps every reader', () => {
+  const { map, sources, visible } = memoryMap();
+  const { maplibre, registered } = protocols();
+  const frames = createRadarFrames({ map, client, maplibre });
+  frames.preload([T[0], T[1], T[2]]);
+  frames.show(T[1]);
+  const before = sources.get(`radar-${T[1]}`);
+  const swap = (png: Uint8Array) => png.map((b) => b ^ 1);
+  frames.setRecolour(swap);
+  expect(frames.frames()).toEqual([T[1]]);
+  expect(visible()).toEqual([`radar-${T[1]}`]);
+  expect(sources.get(`radar-${T[1]}`)).not.toBe(before); // a new source: its tiles load again
+  frames.setRecolour(swap); // the same rewrite again: nothing to reload
+  frames.show(T[0]);
+  expect(frames.frames()).toEqual([T[1], T[0]]);
+  expect(registered.has('pmtiles')).toBe(true);
+  frames.remove();
+  // With a protocol it did not register, the helper cannot recolour its tiles.
+  const shared = createRadarFrames({ map: memoryMap().map, client, protocol: new Protocol() });
+  expect(() => shared.setRecolour(swap)).toThrow(TypeError);
+});
+
+it('the recolouring handler rewrites tile bodies only: not TileJSON, not missing tiles', async () => {
+  const answers: unknown[] = [new Uint8Array([1, 2, 3]), new Uint8Array(0), { tilejson: '3.0.0' }];
+  const inner: ProtocolHandler = async () => ({ data: answers.shift() });
+  let rewrite: ((png: Uint8Array) => Uint8Array) | undefined = (png) => png.map((b) => b * 10);
+  const handler = recolouringHandler(inner, () => rewrite);
+  const request = { url: 'pmtiles://x/1/2/3' };
+  expect((await handler(request, new AbortController())).data).toEqual(
+    new Uint8Array([10, 20, 30]),
+  );
+  expect((await handler(request, new AbortController())).data).toEqual(new Uint8Array(0));
+  expect((await handler(request, new AbortController())).data).toEqual({ tilejson: '3.0.0' });
+  rewrite = undefined;
+  answers.push(new Uint8Array([4]));
+  expect((await handler(request, new AbortController())).data).toEqual(new Uint8Array([4]));
 });

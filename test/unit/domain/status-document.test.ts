@@ -19,7 +19,7 @@ it('orders newest first and collapses duplicates', () => {
   expect(snap.timestamps).toEqual(['202611221404', '202611221402', '202611221400']);
 });
 
-it('renders exactly the three SPEC fields with latest = timestamps[0]', () => {
+it('renders exactly the three public fields with latest = timestamps[0]', () => {
   const doc = renderStatus(createSnapshot(1, [meta('202611221400'), meta('202611221402')]), true)!;
   expect(JSON.parse(doc.body.toString())).toEqual({
     healthy: true,

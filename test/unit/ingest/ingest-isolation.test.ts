@@ -1,5 +1,5 @@
 /**
- * Ingest over a real directory when objects misbehave one by one (issue 11 items 1, 4, 5, 10):
+ * Ingest over a real directory when objects misbehave one by one (docs/data-isolation.md):
  * an unreadable object is counted, retried with backoff and never stops the others or
  * retention; a replaced file is re-validated (republished or withdrawn); the memory of
  * rejected and failing objects stays bounded by what the directory holds.

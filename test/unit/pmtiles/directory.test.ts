@@ -75,7 +75,7 @@ describe('buildDirectories', () => {
   });
 });
 
-/** Minimal decoder written from the spec text, to look inside what the writer produced. */
+/** Minimal decoder written from the PMTiles spec text, to look inside what the writer produced. */
 function decode(gz: Buffer): DirectoryEntry[] {
   const buf = gunzipSync(gz);
   let pos = 0;

@@ -3,7 +3,7 @@ import { zxyToTileId } from '../../../src/pmtiles/tile-id';
 import { seededRandom } from '../../fixtures/synthetic-tiles';
 
 describe('zxyToTileId', () => {
-  it('matches the spec values for the first zooms', () => {
+  it('matches the PMTiles spec values for the first zooms', () => {
     expect(zxyToTileId(0, 0, 0)).toBe(0);
     expect(zxyToTileId(1, 0, 0)).toBe(1);
     expect(zxyToTileId(1, 0, 1)).toBe(2);

@@ -103,7 +103,7 @@ it('refuses a truncated or lying directory instead of reading garbage', () => {
   expect(() => decodeDirectory(Buffer.from([0xff, 0xff, 0x03]))).toThrow(DirectoryFormatError);
 });
 
-it('findTile follows runs and leaf pointers like the spec', () => {
+it('findTile follows runs and leaf pointers like the PMTiles spec', () => {
   const dir = decodeDirectory(
     gunzipSync(
       serializeDirectory([

@@ -3,20 +3,8 @@
  * horizontal level at a point in time", which every MRMS 2-D product uses: parameter category
  * and number, the forecast time (giving the valid time) and the two fixed surfaces.
  */
-import type { FixedSurface } from './types';
+import type { FixedSurface, ProductDefinition } from './types';
 import type { SectionView } from './section-view';
-
-/** What section 4 contributes to a field. */
-export interface ProductDefinition {
-  readonly productTemplate: number;
-  readonly category: number;
-  readonly parameter: number;
-  readonly forecastTime: number;
-  readonly forecastUnit: number;
-  readonly validTime: Date;
-  readonly firstSurface: FixedSurface;
-  readonly secondSurface: FixedSurface;
-}
 
 /** Template 4.0 ends at octet 34; coordinate values (4 octets each) may follow. */
 const TEMPLATE_4_0_LENGTH = 34;

@@ -11,10 +11,10 @@ import { readDataRepresentation, type DataRepresentation } from './data-represen
 import { readFieldData } from './field-data';
 import { readGridDefinition, type GridDefinition } from './grid-template-3-0';
 import { readIdentification, type Identification } from './identification-section';
-import { readProductDefinition, type ProductDefinition } from './product-template-4-0';
+import { readProductDefinition } from './product-template-4-0';
 import { toCanonicalOrder } from './scanning-mode';
 import { sectionView } from './section-view';
-import type { Grib2Field } from './types';
+import type { Grib2Field, ProductDefinition } from './types';
 
 /** Section 0 is 16 octets; the end section is "7777". */
 export const INDICATOR_LENGTH = 16;

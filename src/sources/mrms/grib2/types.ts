@@ -65,19 +65,8 @@ export interface Grib2Packing {
 }
 
 /** One decoded field: identification, product, grid and values. */
-export interface Grib2Field {
-  /** 0-based index of the message in the input, and of the field within that message. */
-  readonly message: number;
-  readonly field: number;
-  /** Discipline (code table 0.0); MRMS products use 209 (local). */
-  readonly discipline: number;
-  /** Originating centre and sub-centre (common code table C-11). */
-  readonly centre: number;
-  readonly subCentre: number;
-  /** Reference time (section 1), UTC. */
-  readonly referenceTime: Date;
-  /** Significance of the reference time (code table 1.2): 0 analysis, 1 start of forecast... */
-  readonly referenceTimeSignificance: number;
+/** What section 4 (product template 4.0) contributes to a field. */
+export interface ProductDefinition {
   /** Product definition template number (always 0 here). */
   readonly productTemplate: number;
   /** Parameter category and number (code tables 4.1 and 4.2, discipline-local for MRMS). */
@@ -90,6 +79,21 @@ export interface Grib2Field {
   readonly validTime: Date;
   readonly firstSurface: FixedSurface;
   readonly secondSurface: FixedSurface;
+}
+
+export interface Grib2Field extends ProductDefinition {
+  /** 0-based index of the message in the input, and of the field within that message. */
+  readonly message: number;
+  readonly field: number;
+  /** Discipline (code table 0.0); MRMS products use 209 (local). */
+  readonly discipline: number;
+  /** Originating centre and sub-centre (common code table C-11). */
+  readonly centre: number;
+  readonly subCentre: number;
+  /** Reference time (section 1), UTC. */
+  readonly referenceTime: Date;
+  /** Significance of the reference time (code table 1.2): 0 analysis, 1 start of forecast... */
+  readonly referenceTimeSignificance: number;
   readonly grid: LatLonGrid;
   readonly packing: Grib2Packing;
   /**

@@ -32,7 +32,7 @@ function run(scenario: string, against: string, rps: number, p50 = 1, rssMiB = 1
 }
 
 describe('evaluateTargets', () => {
-  it('turns runs into ratios with verdicts against the limits of issue 10', () => {
+  it('turns runs into ratios with verdicts against their limits', () => {
     const targets = evaluateTargets(
       [
         run('status-200', 'node:http (memory)', 10_000),
@@ -67,7 +67,7 @@ describe('evaluateTargets', () => {
       met: false,
     });
     expect(byName.get('cold-range direct, cache off')?.value).toBeCloseTo(0.8);
-    // Issue 10: cache off may add at most 0.5 ms over direct S3.
+    // Cache off may add at most 0.5 ms over direct S3.
     expect(byName.get('cold-range direct, cache off')).toMatchObject({ limit: 0.5, met: false });
     expect(byName.get('scale status-304')?.value).toBeCloseTo(5000 / 4700);
     expect(byName.get('scale status-304')?.met).toBe(true);
@@ -80,6 +80,26 @@ describe('evaluateTargets', () => {
     expect(byName.get('publish-to-visible, notifications')?.met).toBeNull();
     // Targets whose runs are absent are left out, never reported as met.
     expect(byName.has('hot-range direct')).toBe(false);
+  });
+});
+
+describe('the scheme tile target', () => {
+  it('compares the scheme tiles with the same tiles plain, measured just before, within 10 %', () => {
+    const verdict = (schemeRps: number) =>
+      new Map(
+        evaluateTargets(
+          [
+            run('scheme-tile', 'replica (direct), the same tiles plain', 10_000),
+            run('scheme-tile', 'replica (direct)', schemeRps),
+          ],
+          undefined,
+          64,
+        ).map((t) => [t.name, t]),
+      );
+    expect(verdict(9_500).get('scheme tile direct')).toMatchObject({ limit: 0.9, met: true });
+    expect(verdict(9_500).get('scheme tile direct, CPU cost')?.met).toBe(true);
+    expect(verdict(8_500).get('scheme tile direct')).toMatchObject({ value: 0.85, met: false });
+    expect(verdict(8_500).get('scheme tile direct, CPU cost')?.met).toBe(false);
   });
 });
 

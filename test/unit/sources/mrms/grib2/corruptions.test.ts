@@ -10,7 +10,7 @@
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { crc32 } from '../../../../../src/sources/mrms/grib2/crc32';
+import { crc32 } from '../../../../../src/shared/crc32';
 import { Grib2Error } from '../../../../../src/sources/mrms/grib2/grib2-error';
 import { readGrib2 } from '../../../../../src/sources/mrms/grib2/read-grib2';
 import { sectionOffsets } from '../../../../fixtures/grib2-encoder';

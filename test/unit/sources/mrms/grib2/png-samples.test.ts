@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { crc32 as zlibCrc32, deflateSync, gunzipSync } from 'node:zlib';
 import { PNG } from 'pngjs';
-import { crc32 } from '../../../../../src/sources/mrms/grib2/crc32';
+import { crc32 } from '../../../../../src/shared/crc32';
 import { failFor, Grib2Error } from '../../../../../src/sources/mrms/grib2/grib2-error';
 import { decodePngSamples } from '../../../../../src/sources/mrms/grib2/png-samples';
 import { gribPng, sectionOffsets } from '../../../../fixtures/grib2-encoder';

@@ -1,6 +1,7 @@
 /**
- * CRC-32 (ISO 3309, the polynomial PNG and gzip use), table-driven. Node's own `zlib.crc32`
- * appeared in 20.15; this keeps the reader on any Node 20.
+ * CRC-32 (ISO 3309, the polynomial PNG and gzip use), table-driven: one implementation for the
+ * PNG chunks the renderer writes and the ones the GRIB2 reader checks. Node's own `zlib.crc32`
+ * appeared in 20.15; this keeps both on any Node 20.
  */
 
 const TABLE = (() => {

@@ -1,0 +1,65 @@
+/**
+ * The leased quota's contract with the limiter around it (`rate-limiter.ts`): what a lease
+ * call returns, what a decision says, and the calls the book makes (`quota-lease.ts`).
+ */
+import type { LeaseCall } from './lease-script';
+
+/** What one lease call returned (Redis answered). */
+export interface LeaseGrant {
+  /** Points granted (0..asked). */
+  readonly granted: number;
+  /** The shared counter after the call (leased points included), at most the limit. */
+  readonly used: number;
+  /** Milliseconds left in the key's window, as Redis saw it; undefined when the caller said
+   * it knew the window and Redis skipped telling it again. */
+  readonly msLeft: number | undefined;
+  /** The window's end in Redis time (Unix s), identifying it for a hand-back; as `msLeft`. */
+  readonly windowEndS: number | undefined;
+  /** Points admitted in memory during an outage that this call added to the counter first. */
+  readonly carried: number;
+}
+
+export interface LeaseDecision {
+  readonly allowed: boolean;
+  readonly remaining: number;
+  /** Milliseconds left in the window at decision time (never less than the true rest). */
+  readonly msLeft: number;
+}
+
+/** What a replica knows of a key's current window in Redis. */
+export interface KnownWindow {
+  /** Points this replica spent in it from leased blocks. */
+  readonly spent: number;
+  /** Milliseconds until it ends (never less than the true rest). */
+  readonly msLeft: number;
+}
+
+export interface QuotaLeaseOptions {
+  /**
+   * Takes up to `points` from the key's shared counter (rate-limiter-flexible `consume`):
+   * `call.need` of them for requests waiting now, the rest capped by the store at this
+   * replica's share of what is left (`call.replicas`); `call.known` lets the store skip
+   * reporting the window again. Undefined when Redis failed (nothing was taken).
+   */
+  readonly lease: (
+    keyId: string,
+    limit: number,
+    points: number,
+    call: LeaseCall,
+  ) => Promise<LeaseGrant | undefined>;
+  /**
+   * One point from the in-memory insurance limiter, for each request that sent or waited on a
+   * lease whose Redis call failed: each spends its own point there, at once (asking Redis
+   * again would queue every waiter behind another timeout).
+   */
+  readonly insure: (keyId: string, limit: number) => Promise<LeaseDecision>;
+  /** Hands unspent points back to the window they came from (rate-limiter-flexible `reward`). */
+  readonly handBack: (keyId: string, limit: number, points: number, windowEndS: number) => void;
+  /** True while Redis is failing: blocks of 1, nothing kept locally. */
+  readonly degraded: () => boolean;
+  /** Monotonic milliseconds. */
+  readonly clock?: () => number;
+}
+
+/** A block untouched this long goes back to the shared counter. */
+export const IDLE_HAND_BACK_MS = 2000;
