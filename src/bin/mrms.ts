@@ -58,9 +58,16 @@ function parse(argv: string[]) {
 async function convertOne(file: string, out: string, maxZoom: number): Promise<number> {
   const began = performance.now();
   const name = path.basename(file);
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    process.stderr.write(`mrms: cannot read ${file}: ${(error as Error).message}\n`);
+    return 1;
+  }
   let archive: Buffer;
   try {
-    archive = convertMrmsFile({ name, bytes: await readFile(file) }, { maxZoom });
+    archive = convertMrmsFile({ name, bytes }, { maxZoom });
   } catch (error) {
     if (error instanceof Grib2Error || error instanceof MrmsProductError) {
       process.stderr.write(`mrms: ${error.message}\n`);
