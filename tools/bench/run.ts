@@ -41,6 +41,7 @@ import {
 } from './scenarios';
 import { INGEST_POLL_S, startTopology } from './topology';
 import { runMrmsScenario, type MrmsBenchResult } from './mrms';
+import { mrmsOnly } from './mrms-only';
 
 const ROOT = path.resolve(__dirname, '../..');
 const RESULTS_DIR = path.join(__dirname, 'results');
@@ -72,7 +73,7 @@ async function main(): Promise<void> {
     return;
   }
   if ([...opts.only].every((s) => s === 'mrms')) {
-    await mrmsOnly(argv, opts);
+    await mrmsOnly(argv, opts, { code: codeVersion(), writeReport, writeOutputs });
     return;
   }
   const startedAt = new Date();
@@ -217,72 +218,6 @@ async function main(): Promise<void> {
       'The load generator is one autocannon process (one thread) sharing the machine with everything it measures; its CPU use is in every row. Its per-response copy of the body into a string is disabled (bodies are counted, not kept), and its in-flight queue is reset on every reconnect: unpatched, autocannon 8 keeps the request lost with a connection the server closed (nginx closes keep-alive connections after 1000 requests) and from then on pairs every response with the request before it, inflating latency by a round trip per reconnect.',
       'Requests through nginx carry no Accept-Encoding, so the status document is not gzipped at the edge.',
     ],
-  };
-  await writeOutputs(results, opts);
-}
-
-/**
- * `--only mrms`: the scenario alone (it starts its own processes, no shared topology). With
- * `--merge` its section replaces the one in results/latest.json and BENCHMARKS.md is written
- * again from the merged results, every other section as measured before; without it the
- * figures go to results/partial.*.
- */
-async function mrmsOnly(argv: string[], opts: BenchOptions): Promise<void> {
-  if (!existsSync(path.join(ROOT, 'dist/bin/mrms.js'))) {
-    throw new Error('dist/ is missing: run `npm run build` (npm run bench does)');
-  }
-  const startedAt = new Date();
-  const runDir = await fs.mkdtemp(path.join(os.tmpdir(), 'radar-bench-'));
-  const command = `npm run bench -- ${argv.join(' ')}`;
-  let mrms: MrmsBenchResult;
-  try {
-    mrms = await runMrmsScenario({
-      runDir,
-      runs: opts.mrmsRuns,
-      uploads: opts.mrmsUploads,
-      command,
-      code: codeVersion(),
-    });
-  } catch (err) {
-    log(`logs kept in ${runDir}`);
-    throw err;
-  }
-  if (!opts.keep) await fs.rm(runDir, { recursive: true, force: true });
-  if (opts.merge) {
-    const latest = path.join(RESULTS_DIR, 'latest.json');
-    const stored = JSON.parse(await fs.readFile(latest, 'utf8')) as BenchResults;
-    const targets = evaluateTargets(
-      stored.runs,
-      stored.publishVisible,
-      Number(stored.settings.cacheMb),
-      {
-        ...(stored.idleCpu ? { idleCpu: stored.idleCpu } : {}),
-        mrms,
-      },
-    );
-    const merged: BenchResults = { ...stored, mrms, targets };
-    const prettier = await import('prettier');
-    const config = (await prettier.resolveConfig(latest)) ?? {};
-    await fs.writeFile(
-      latest,
-      await prettier.format(JSON.stringify(merged), { ...config, parser: 'json' }),
-    );
-    await writeReport(merged, 'full');
-    process.stdout.write(`merged the mrms figures into ${path.relative(ROOT, latest)}\n`);
-    return;
-  }
-  const machine = describeMachine(NGINX_BINARY);
-  const results: BenchResults = {
-    startedAt: startedAt.toISOString(),
-    finishedAt: new Date().toISOString(),
-    command,
-    profile: opts.quick ? 'quick' : 'full',
-    machine,
-    settings: { code: mrms.code, loadAverageAtStart: mrms.loadAverage },
-    runs: [],
-    targets: evaluateTargets([], undefined, opts.cacheMb, { mrms }),
-    notes: [],
-    mrms,
   };
   await writeOutputs(results, opts);
 }

@@ -13,88 +13,21 @@
  * and take over within the lease's TTL.
  */
 import { performance } from 'node:perf_hooks';
-import type { FeedFile, FileFeed, FrameSink, LeaderLease } from '../../domain/ports';
+import type { FeedFile } from '../../domain/ports';
 import { FeedFileError } from '../../domain/ports';
 import { formatTimestamp } from '../../domain/timestamps';
-import type { Logger } from '../../logger';
 import { RenderJobError } from '../../render/render-pool';
-import { mrmsArchiveFacts, type MrmsFrameInput } from './mrms-frame';
+import {
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_RETRY,
+  type MrmsFailureReason,
+  type MrmsFollower,
+  type MrmsFollowerOptions,
+  type RetryPolicy,
+} from './mrms-follower-contract';
+import { mrmsArchiveFacts } from './mrms-frame';
 
-/** Why a step failed, as counted by the metrics (`radar_mrms_failures_total{reason}`). */
-export const MRMS_FAILURE_REASONS = [
-  'source',
-  'bad-file',
-  'not-reflectivity',
-  'conversion',
-  'sink',
-] as const;
-export type MrmsFailureReason = (typeof MRMS_FAILURE_REASONS)[number];
-
-/** What the follower reports as it works (the metrics listen). */
-export interface MrmsFollowerEvents {
-  /** A file was converted and published as `timestamp`. */
-  onConverted?(frame: {
-    readonly timestamp: string;
-    readonly seconds: number;
-    readonly bytes: number;
-    readonly validTimeMs: number;
-  }): void;
-  /** A file's frame was already published (by an earlier run or another producer). */
-  onSkipped?(timestamp: string): void;
-  onFailure?(reason: MrmsFailureReason): void;
-}
-
-/** Retry timing of failed listings and downloads. */
-export interface RetryPolicy {
-  /** Downloads of one file per pass. */
-  readonly attempts: number;
-  /** First delay; each further one doubles. */
-  readonly baseMs: number;
-  /** Longest delay (also the longest pause between passes while the source fails). */
-  readonly maxMs: number;
-}
-
-export interface MrmsFollowerOptions {
-  readonly feed: FileFeed;
-  readonly sink: FrameSink;
-  /** Converts one file off the event loop (the render pool), rejecting as the pool does. */
-  readonly convert: (input: MrmsFrameInput) => Promise<Buffer>;
-  /** Frames in flight at once: the pool's size (1 or 2), which bounds memory. */
-  readonly concurrency: number;
-  readonly logger: Logger;
-  /** The newest files kept published. */
-  readonly backfill: number;
-  /** Pause between passes while all is well. */
-  readonly pollMs: number;
-  /** Leader lease (several followers, one Redis); without it this follower is the only one. */
-  readonly lease?: LeaderLease;
-  /** How often the lease is taken or renewed (a third of its TTL). */
-  readonly leaseRenewMs?: number;
-  /** Largest source file read (an MRMS CONUS file is about 1 MB). */
-  readonly maxFileBytes?: number;
-  readonly retry?: Partial<RetryPolicy>;
-  readonly events?: MrmsFollowerEvents;
-  /** Conversion failures (not bad input) of one file before it is given up. */
-  readonly conversionAttempts?: number;
-}
-
-export interface MrmsFollower {
-  /**
-   * Starts following. Resolves once the first pass is over (the backfill published, or the
-   * source found unreachable), or at once when another follower holds the lease. Idempotent.
-   */
-  start(): Promise<void>;
-  /** Stops after the frames in flight; releases the lease. Idempotent. */
-  stop(): Promise<void>;
-  isLeader(): boolean;
-  /** Valid time of the newest frame this follower published or found published (epoch ms). */
-  newestValidTimeMs(): number | undefined;
-}
-
-/** An MRMS CONUS file is about 1 MB compressed; 64 MiB leaves room for any MRMS product. */
-export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
-
-const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseMs: 1000, maxMs: 60_000 };
+export * from './mrms-follower-contract';
 
 /** The bad-input classes a conversion reports, and the reason each is counted under. */
 const BAD_INPUT: Readonly<Record<string, MrmsFailureReason>> = {
