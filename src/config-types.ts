@@ -132,6 +132,40 @@ export interface SimulatorSettings {
   readonly maxZoom: number;
 }
 
+/**
+ * Where the MRMS follower reads NOAA's files: an S3 bucket laid out like NOAA's open-data
+ * bucket (read anonymously), an HTTP(S) directory listing, or a local directory.
+ */
+export type MrmsSource =
+  | {
+      readonly kind: 's3';
+      /** `MRMS_S3_ENDPOINT`, `http(s)://host[:port]`. */
+      readonly endpoint: string;
+      readonly region: string;
+      readonly bucket: string;
+      /** Key prefix of the product, ending in `/`; day folders `YYYYMMDD/` lie under it. */
+      readonly prefix: string;
+    }
+  | { readonly kind: 'http'; readonly url: string }
+  | { readonly kind: 'dir'; readonly dir: string };
+
+/** The MRMS follower (`npm run mrms`, or in-process with `RADAR_SOURCE=mrms`). */
+export interface MrmsSettings {
+  readonly source: MrmsSource;
+  /** `MRMS_PRODUCT`: product and level as in MRMS file names (`ReflectivityAtLowestAltitude_00.50`). */
+  readonly productLevel: string;
+  /** `MRMS_BACKFILL`: the newest files kept published (converted at start, then followed). */
+  readonly backfill: number;
+  /** `MRMS_POLL_S`: seconds between looks at the source. */
+  readonly pollS: number;
+  /** `MRMS_MAX_ZOOM`: deepest zoom rendered. */
+  readonly maxZoom: number;
+  /** `MRMS_WORKERS`: render threads, i.e. frames in flight (1 or 2). */
+  readonly workers: number;
+  /** `MRMS_TIMEOUT_S`: the longest a source request may wait for data. */
+  readonly timeoutS: number;
+}
+
 /** Validated, frozen service configuration. */
 export interface Config {
   /** No Redis and no object store: one process does everything (the `npm start` default). */
@@ -153,5 +187,11 @@ export interface Config {
   /** Run the simulator in this process (`RADAR_SIMULATE`). */
   readonly simulate: boolean;
   readonly simulator: SimulatorSettings;
+  /**
+   * `RADAR_SOURCE`: what the in-process producer (`RADAR_SIMULATE`) publishes: the simulator,
+   * or live MRMS radar through the follower.
+   */
+  readonly radarSource: 'simulator' | 'mrms';
+  readonly mrms: MrmsSettings;
   readonly logLevel: string;
 }

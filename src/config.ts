@@ -8,24 +8,30 @@ import { z } from 'zod';
 import type { ArchivesBackend, Config } from './config-types';
 import { publicHost } from './shared/public-host';
 import { USAGE_FILE_NAME } from './domain/usage';
-import { limitProblem, SIM_LIMITS } from './sim/limits';
+import { type IntegerLimit, limitProblem, SIM_LIMITS } from './sim/limits';
+import { PRODUCT_LEVEL } from './sources/mrms/mrms-file-name';
+import {
+  defaultPollS,
+  impliedProductLevel,
+  MRMS_LIMITS,
+  NOAA_MRMS_ENDPOINT,
+  parseMrmsSource,
+} from './sources/mrms/mrms-settings';
 
 export type * from './config-types';
 
 const boolFlag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
+/** An integer setting checked against `limit` (optional: some defaults depend on others). */
+const limited = (limit: IntegerLimit) =>
+  z.coerce.number().superRefine((value, ctx) => {
+    const problem = limitProblem(limit, value);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  });
 /** A simulator setting, checked against the limits the simulate CLI uses too. */
-const simSetting = (setting: 'backfill' | 'cadenceS' | 'maxZoom') => {
-  const limit = SIM_LIMITS[setting];
-  return z.coerce
-    .number()
-    .superRefine((value, ctx) => {
-      const problem = limitProblem(limit, value);
-      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-    })
-    .default(limit.default);
-};
+const simSetting = (setting: 'backfill' | 'cadenceS' | 'maxZoom') =>
+  limited(SIM_LIMITS[setting]).default(SIM_LIMITS[setting].default);
 const optionalText = z
   .string()
   .optional()
@@ -74,6 +80,16 @@ const schema = z.object({
   RADAR_USAGE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3660).default(35),
   RADAR_USAGE_MAX_ENTRIES: z.coerce.number().int().min(100).max(10_000_000).default(20_000),
   RADAR_USAGE_FILE: optionalText,
+  RADAR_SOURCE: z.enum(['simulator', 'mrms']).default('simulator'),
+  MRMS_SOURCE: optionalText,
+  MRMS_S3_ENDPOINT: z.string().min(1).default(NOAA_MRMS_ENDPOINT),
+  MRMS_S3_REGION: z.string().min(1).default('us-east-1'),
+  MRMS_PRODUCT: optionalText,
+  MRMS_BACKFILL: limited(MRMS_LIMITS.backfill).default(MRMS_LIMITS.backfill.default),
+  MRMS_POLL_S: limited(MRMS_LIMITS.pollS).optional(),
+  MRMS_MAX_ZOOM: limited(MRMS_LIMITS.maxZoom).default(MRMS_LIMITS.maxZoom.default),
+  MRMS_WORKERS: limited(MRMS_LIMITS.workers).default(MRMS_LIMITS.workers.default),
+  MRMS_TIMEOUT_S: limited(MRMS_LIMITS.timeoutS).default(MRMS_LIMITS.timeoutS.default),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -130,7 +146,25 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     if (publicHost(host) === undefined)
       problems.push(`RADAR_PUBLIC_HOSTS: "${host}" is not a host[:port] (port 1-65535)`);
   }
-  if (problems.length > 0) throw new ConfigError(problems);
+  if (!/^https?:\/\/[^/]+\/?$/.test(e.MRMS_S3_ENDPOINT)) {
+    problems.push(
+      'MRMS_S3_ENDPOINT: must be an http(s) URL without a path, such as https://s3.amazonaws.com',
+    );
+  }
+  const productLevel = e.MRMS_PRODUCT ?? impliedProductLevel(e.MRMS_SOURCE);
+  if (!PRODUCT_LEVEL.test(productLevel)) {
+    problems.push(
+      `MRMS_PRODUCT: "${productLevel}" is not an MRMS product and level such as ReflectivityAtLowestAltitude_00.50`,
+    );
+  }
+  const mrmsSource = parseMrmsSource(e.MRMS_SOURCE, {
+    productLevel,
+    endpoint: e.MRMS_S3_ENDPOINT.replace(/\/$/, ''),
+    region: e.MRMS_S3_REGION,
+    cwd,
+  });
+  if (!mrmsSource.ok) problems.push(`MRMS_SOURCE: ${mrmsSource.problem}`);
+  if (problems.length > 0 || !mrmsSource.ok) throw new ConfigError(problems);
 
   const embedded = e.REDIS_URL === undefined && e.S3_ENDPOINT === undefined;
   const dataDir = path.resolve(cwd, e.RADAR_DATA_DIR);
@@ -205,6 +239,16 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
       backfill: e.RADAR_SIM_BACKFILL,
       cadenceS: e.RADAR_SIM_CADENCE_S,
       maxZoom: e.RADAR_SIM_MAX_ZOOM,
+    },
+    radarSource: e.RADAR_SOURCE,
+    mrms: {
+      source: mrmsSource.source,
+      productLevel,
+      backfill: e.MRMS_BACKFILL,
+      pollS: e.MRMS_POLL_S ?? defaultPollS(mrmsSource.source),
+      maxZoom: e.MRMS_MAX_ZOOM,
+      workers: e.MRMS_WORKERS,
+      timeoutS: e.MRMS_TIMEOUT_S,
     },
     logLevel: e.LOG_LEVEL,
   } satisfies Config);

@@ -29,6 +29,22 @@ export interface RenderPool<Input> {
   close(): Promise<void>;
 }
 
+/**
+ * A job that threw in its worker. Errors do not keep their class across threads, so the
+ * thrown error's `name` travels as {@link RenderJobError.jobErrorName}: a source tells its own
+ * bad-input errors (a corrupt file) from failures of the job itself by it.
+ */
+export class RenderJobError extends Error {
+  constructor(
+    message: string,
+    /** `name` of the error the job threw (`Error`, `RangeError`, `Grib2Error`, ...). */
+    readonly jobErrorName: string,
+  ) {
+    super(message);
+    this.name = 'RenderJobError';
+  }
+}
+
 /** Options of {@link createRenderPool}: what every worker runs, and how many workers. */
 export interface RenderPoolOptions {
   readonly job: WorkerJobSpec;
@@ -95,7 +111,13 @@ export function createRenderPool<Input>(options: RenderPoolOptions): RenderPool<
       if (!job || job.id !== reply.id) return;
       finish(slot);
       if (reply.ok) job.resolve(Buffer.from(reply.bytes));
-      else job.reject(new Error(`rendering ${describe(job.input)} failed: ${reply.message}`));
+      else
+        job.reject(
+          new RenderJobError(
+            `rendering ${describe(job.input)} failed: ${reply.message}`,
+            reply.errorName,
+          ),
+        );
     });
     const fail = (error: Error) => {
       const job = slot.job;
@@ -176,11 +198,16 @@ export function createRenderPool<Input>(options: RenderPoolOptions): RenderPool<
   };
 }
 
-/** A short name of an input for error messages: a string as is, else its kind. */
+/** A short name of an input for error messages: a string or a file's name as is, else its kind. */
 function describe(input: unknown): string {
   if (typeof input === 'string') return input;
   if (typeof input === 'object' && input !== null) {
-    const { product, validTimeMs } = input as { product?: unknown; validTimeMs?: unknown };
+    const { product, validTimeMs, name } = input as {
+      product?: unknown;
+      validTimeMs?: unknown;
+      name?: unknown;
+    };
+    if (typeof name === 'string') return name; // a source file
     if (typeof product === 'string' && Number.isFinite(validTimeMs))
       return `${product} at ${new Date(validTimeMs as number).toISOString()}`;
   }

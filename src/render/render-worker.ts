@@ -15,7 +15,13 @@ export interface RenderRequest {
 /** Worker -> pool: the archive (its ArrayBuffer is transferred), or why rendering failed. */
 export type RenderReply =
   | { readonly id: number; readonly ok: true; readonly bytes: ArrayBuffer }
-  | { readonly id: number; readonly ok: false; readonly message: string };
+  | {
+      readonly id: number;
+      readonly ok: false;
+      readonly message: string;
+      /** The thrown error's `name` (e.g. `Grib2Error`), so the caller can tell bad input apart. */
+      readonly errorName: string;
+    };
 
 /** `workerData` of a render worker. */
 export interface RenderWorkerData {
@@ -72,6 +78,7 @@ if (port && data?.kind === 'radar-render') {
         id: request.id,
         ok: false,
         message: error instanceof Error ? error.message : String(error),
+        errorName: error instanceof Error ? error.name : 'Error',
       };
       port.postMessage(reply);
     }

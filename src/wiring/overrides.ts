@@ -39,3 +39,11 @@ export interface IngestOverrides {
   /** Lease owner name (default host:pid:random). */
   readonly owner?: string;
 }
+
+export interface MrmsOverrides {
+  readonly logger?: Logger;
+  /** Lease owner name (default host:pid:random). */
+  readonly owner?: string;
+  /** Lease TTL (default 15 s; tests shorten it to watch a takeover). */
+  readonly leaseTtlMs?: number;
+}

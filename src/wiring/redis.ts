@@ -92,9 +92,17 @@ export function redisRateLimiter(
   });
 }
 
-/** The ingest leader lease; a crashed leader is replaced within `ttlMs`. */
-export function redisLeaderLease(redis: RedisWiring, owner: string, ttlMs: number): LeaderLease {
-  return createRedisLeaderLease({ client: redis.client, key: INGEST_LEADER_KEY, owner, ttlMs });
+/**
+ * A leader lease (the ingest workers', or another group's under its own `key`); a crashed
+ * leader is replaced within `ttlMs`.
+ */
+export function redisLeaderLease(
+  redis: RedisWiring,
+  owner: string,
+  ttlMs: number,
+  key: string = INGEST_LEADER_KEY,
+): LeaderLease {
+  return createRedisLeaderLease({ client: redis.client, key, owner, ttlMs });
 }
 
 /**

@@ -44,6 +44,7 @@ import {
   sharedStoreHealth,
   type RedisWiring,
 } from './redis';
+import { backgroundMrms } from './mrms';
 import { backgroundSimulator } from './simulator';
 
 export interface ReplicaParts {
@@ -186,7 +187,12 @@ export async function assembleReplica(
     });
   }
   if (config.simulate) {
-    components.push(backgroundSimulator(archives.frameSink(), config.simulator, logger));
+    // The in-process producer: the simulator, or live MRMS radar (RADAR_SOURCE=mrms).
+    components.push(
+      config.radarSource === 'mrms'
+        ? backgroundMrms(archives.frameSink(), config.mrms, logger, registry)
+        : backgroundSimulator(archives.frameSink(), config.simulator, logger),
+    );
   }
 
   const healthy = createHealthCheck({

@@ -64,6 +64,7 @@ export async function buildReplica(
       rate: config.rate,
       reads: config.reads,
       simulate: config.simulate,
+      radarSource: config.radarSource,
     },
     'configuration (secrets omitted)',
   );

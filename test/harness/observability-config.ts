@@ -72,9 +72,10 @@ export function writeScaledRules(dir: string, factor: number): string[] {
 }
 
 export interface LocalAddresses {
-  /** Admin listeners (`127.0.0.1:port`) of the API replicas and the ingest worker. */
+  /** Admin listeners (`127.0.0.1:port`) of the API replicas, the ingest worker, the MRMS producer. */
   readonly apiTargets: readonly string[];
   readonly ingestTargets: readonly string[];
+  readonly mrmsTargets: readonly string[];
   /** nginx's public URL (`http://127.0.0.1:port`). */
   readonly edgeUrl: string;
   readonly alertmanager: string;
@@ -135,6 +136,7 @@ export function renderPrometheusConfig(
       const targets = discovered.flatMap((name) => {
         if (name === 'api') return a.apiTargets;
         if (name === 'ingest') return a.ingestTargets;
+        if (name === 'mrms') return a.mrmsTargets;
         throw new Error(`prometheus.yml: unknown DNS name ${name} in job ${job.job_name}`);
       });
       delete job.dns_sd_configs;

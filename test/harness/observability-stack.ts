@@ -1,7 +1,8 @@
 /**
  * The whole production shape with its observability, on loopback, from real binaries: Redis,
  * an S3 endpoint (s3rver, stoppable and restartable on the same port and data directory), two
- * API replicas and an ingest worker (`node dist/...`), nginx with the shipped config,
+ * API replicas, an ingest worker and an MRMS producer (`node dist/...`), nginx with the shipped
+ * config,
  * probe-targets, and Debian's prometheus, prometheus-alertmanager,
  * prometheus-blackbox-exporter and prometheus-nginx-exporter on the shipped configurations
  * (rendered by observability-config.ts), Alertmanager delivering to an in-process webhook
@@ -19,7 +20,9 @@ import { hashApiKey } from '../../src/domain/key-registry';
 import { createSilentLogger } from '../../src/logger';
 import { startLocalS3, type LocalS3 } from '../../tools/stack/local-s3';
 import type { LocalNginx } from '../../tools/stack/local-nginx';
+import { parseTimestamp } from '../../src/domain/timestamps';
 import { buildArchive } from '../fixtures/archives';
+import { sampleFrameAt } from '../fixtures/mrms-frames';
 import { startEdge } from './edge-stack';
 import { startRedis, type RedisServer } from './redis-server';
 import { settleWithin, waitFor } from './wait';
@@ -33,6 +36,7 @@ import {
 
 const INGEST_ENTRY = path.resolve(__dirname, '../../dist/bin/ingest.js');
 const PROBE_TARGETS_ENTRY = path.resolve(__dirname, '../../dist/bin/probe-targets.js');
+const MRMS_ENTRY = path.resolve(__dirname, '../../dist/bin/mrms.js');
 
 export const OBS_KEYS = {
   traffic: 'rk_obs-traffic-0123456789',
@@ -285,6 +289,24 @@ export async function startObservabilityStack(
       output: () => ingest.stderr(),
     });
 
+    // The MRMS producer, scraped as job radar-mrms, follows a local feed: each uploaded frame's
+    // MRMS file appears there after the upload, so it finds the frame published (no second
+    // conversion) and its source lag stays as fresh as the frames.
+    const mrmsFeed = path.join(dir, 'mrms-feed');
+    fs.mkdirSync(mrmsFeed);
+    const mrmsAdmin = await freePort();
+    const mrms = node(
+      'mrms',
+      spawnNode(MRMS_ENTRY, {
+        cwd: dir,
+        env: { ...radarEnv, ADMIN_PORT: String(mrmsAdmin), MRMS_SOURCE: mrmsFeed },
+      }),
+    );
+    await waitHttp(`http://127.0.0.1:${mrmsAdmin}/healthz`, 'mrms', {
+      child: mrms.child,
+      output: () => mrms.stderr() + mrms.stdout(),
+    });
+
     const nginx = await startEdge(replicas.map((r) => `127.0.0.1:${r.port}`));
     cleanup.push(() => nginx.stop());
     spawned.push({ name: 'nginx', output: () => nginx.errors() });
@@ -346,7 +368,14 @@ export async function startObservabilityStack(
         .putObject(bucket, `${timestamp}.pmtiles`, bytes, bytes.length)
         .then(() => true)
         .catch(() => false);
-      return settleWithin(put, 5000, () => false);
+      const ok = await settleWithin(put, 5000, () => false);
+      if (ok) {
+        const frame = sampleFrameAt(parseTimestamp(timestamp)! + 39_000);
+        const temp = path.join(mrmsFeed, `.${frame.name}`);
+        fs.writeFileSync(temp, frame.bytes);
+        fs.renameSync(temp, path.join(mrmsFeed, frame.name));
+      }
+      return ok;
     };
     await options.beforeMonitoring?.(nginx.url, upload);
 
@@ -376,6 +405,7 @@ export async function startObservabilityStack(
         {
           apiTargets: replicas.map((r) => `127.0.0.1:${r.adminPort}`),
           ingestTargets: [`127.0.0.1:${ingestAdmin}`],
+          mrmsTargets: [`127.0.0.1:${mrmsAdmin}`],
           edgeUrl: nginx.url,
           alertmanager: `127.0.0.1:${amPort}`,
           blackbox: `127.0.0.1:${blackboxPort}`,

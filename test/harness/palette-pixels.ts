@@ -34,33 +34,50 @@ function paletteLookup(colours: StepColours): Map<number, number> {
 }
 
 /**
- * Palette pixels of `png`: total, how many fall in any of `boxes`, distinct colours seen
- * anywhere and inside the boxes. `steps`: the colours of a scheme (default: the NWS palette).
+ * Palette pixels of `png`: total, how many fall in any of `boxes` (or where `where(x, y)` is
+ * true), distinct colours seen anywhere and inside the boxes. `steps`: the colours of a scheme
+ * (default: the NWS palette).
  */
 export function countPalettePixels(
   png: PNG,
   boxes: readonly PixelBox[] = [],
   steps: StepColours = paletteRgba().slice(1),
+  where?: (x: number, y: number) => boolean,
 ) {
   const colours = paletteLookup(steps);
   let total = 0;
   let inBoxes = 0;
   const seen = new Set<number>();
   const seenInBoxes = new Set<number>();
+  /** Pixels per palette step (index 0 is the first colour), everywhere and in the boxes. */
+  const perStep = new Array<number>(steps.length).fill(0);
+  const perStepInBoxes = new Array<number>(steps.length).fill(0);
   for (let y = 0; y < png.height; y++) {
     for (let x = 0; x < png.width; x++) {
       const i = (y * png.width + x) * 4;
       const match = colours.get((png.data[i]! << 16) | (png.data[i + 1]! << 8) | png.data[i + 2]!);
       if (match === undefined) continue;
       total++;
+      perStep[match]!++;
       seen.add(match);
-      if (boxes.some((b) => x >= b.left && x <= b.right && y >= b.top && y <= b.bottom)) {
+      if (
+        boxes.some((b) => x >= b.left && x <= b.right && y >= b.top && y <= b.bottom) ||
+        where?.(x, y)
+      ) {
         inBoxes++;
+        perStepInBoxes[match]!++;
         seenInBoxes.add(match);
       }
     }
   }
-  return { total, inBoxes, colours: seen.size, coloursInBoxes: seenInBoxes.size };
+  return {
+    total,
+    inBoxes,
+    colours: seen.size,
+    coloursInBoxes: seenInBoxes.size,
+    perStep,
+    perStepInBoxes,
+  };
 }
 
 export function decodePng(bytes: Buffer): PNG {

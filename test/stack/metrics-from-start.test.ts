@@ -1,6 +1,7 @@
 /**
  * Every metric of the service that a dashboard panel or a Prometheus rule in deploy/ names has
- * a series on `/metrics` of a fresh API replica or a fresh ingest worker, before any request,
+ * a series on `/metrics` of a fresh API replica, a fresh ingest worker or a fresh MRMS producer
+ * (following an empty directory), before any request, conversion,
  * rejection or failure: `rate()`, ratios and "no data" panels see a 0, not nothing. Labelled
  * counters with a known vocabulary (store errors by kind, ingest rejections by reason, auth
  * failures by reason, limiter decisions, request statuses per route) start at 0 for every
@@ -8,6 +9,12 @@
  * metrics of other exporters (nginx, blackbox, Prometheus itself) and recording-rule outputs
  * are not the service's to export.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config';
+import { createSilentLogger } from '../../src/logger';
+import { buildMrmsProducer, type RunningMrmsProducer } from '../../src/wiring/mrms';
 import { declaredMetrics } from '../unit/deploy/api-registry';
 import { request } from '../harness/http-client';
 import { startProductionStack, type ProductionStack } from '../harness/production-stack';
@@ -28,6 +35,9 @@ const PER_KEY = new Set(['radar_usage_top_key_requests']);
 let stack: ProductionStack;
 let apiText = '';
 let ingestText = '';
+let mrmsText = '';
+let producer: RunningMrmsProducer | undefined;
+let producerDir: string | undefined;
 
 beforeAll(async () => {
   stack = await startProductionStack({ replicas: 1 });
@@ -39,8 +49,24 @@ beforeAll(async () => {
   // Nothing has been asked of either process yet.
   apiText = await scrape(stack.replicas[0]!.adminPort);
   ingestText = await scrape(stack.ingest.adminPort);
+  producerDir = fs.mkdtempSync(path.join(os.tmpdir(), 'radar-mrms-fresh-'));
+  fs.mkdirSync(path.join(producerDir, 'feed'));
+  producer = await buildMrmsProducer(
+    loadConfig({
+      ADMIN_PORT: '0',
+      RADAR_DATA_DIR: path.join(producerDir, 'data'),
+      MRMS_SOURCE: path.join(producerDir, 'feed'),
+      LOG_LEVEL: 'silent',
+    }),
+    { logger: createSilentLogger() },
+  );
+  mrmsText = await scrape(producer.adminPort);
 });
-afterAll(() => stack?.stop());
+afterAll(async () => {
+  await producer?.shutdown();
+  if (producerDir) fs.rmSync(producerDir, { recursive: true, force: true });
+  await stack?.stop();
+});
 
 /** Names with at least one sample line in an exposition. */
 function sampled(text: string): Set<string> {
@@ -65,7 +91,7 @@ it('every service metric named by a rule or a dashboard panel has a series on a 
   const named = namedInDeploy();
   const own = [...named.keys()].filter((name) => OWN.test(name) && !PER_KEY.has(name));
   expect(own.length).toBeGreaterThan(15);
-  const exported = new Set([...sampled(apiText), ...sampled(ingestText)]);
+  const exported = new Set([...sampled(apiText), ...sampled(ingestText), ...sampled(mrmsText)]);
   const missing = own
     .filter((name) => !exported.has(name))
     .map((name) => `${name} (${named.get(name)!.slice(0, 2).join(', ')})`);
@@ -79,7 +105,7 @@ it('every labelled counter of the service starts with its whole known vocabulary
     .getMetricsAsArray()
     .map((m) => m as unknown as { name: string; labelNames?: string[]; type?: string })
     .filter((m) => (m.labelNames?.length ?? 0) > 0 && m.name.endsWith('_total'));
-  const text = `${apiText}\n${ingestText}`;
+  const text = `${apiText}\n${ingestText}\n${mrmsText}`;
   const empty: string[] = [];
   for (const family of families) {
     const series = text.split('\n').filter((line) => line.startsWith(`${family.name}{`));

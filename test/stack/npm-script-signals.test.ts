@@ -1,5 +1,5 @@
 /**
- * `npm start` and `npm run simulate` stop as their users stop them: a process supervisor's
+ * `npm start`, `npm run simulate` and `npm run mrms` stop as their users stop them: a process supervisor's
  * SIGTERM sent to the npm process alone, and a terminal's Ctrl-C (SIGINT to the whole
  * foreground process group, which npm forwards once more). Either way the service drains and
  * exits 0, npm exits 0, the API port stops answering and no process of the tree is left.
@@ -13,6 +13,7 @@ import { request } from '../harness/http-client';
 import { acceptsConnections, runNpmScript, type NpmScript } from '../harness/npm-script';
 import { freePort } from '../harness/spawned-api';
 import { waitFor } from '../harness/wait';
+import { mrmsSample, REFLECTIVITY_SAMPLE } from '../fixtures/mrms-sample';
 
 jest.setTimeout(120_000);
 
@@ -88,5 +89,28 @@ it.each<Stop>(['SIGTERM to npm', 'Ctrl-C'])(
     expect((await fs.readdir(out)).filter((f) => f.endsWith('.pmtiles'))).toHaveLength(2);
 
     expect(await stop(script, how)).toEqual({ code: 0 });
+  },
+);
+
+it.each<Stop>(['SIGTERM to npm', 'Ctrl-C'])(
+  'npm run mrms: %s stops the follower and exits 0',
+  async (how) => {
+    const feed = path.join(dir, 'mrms');
+    await fs.mkdir(feed);
+    await fs.symlink(mrmsSample(REFLECTIVITY_SAMPLE), path.join(feed, REFLECTIVITY_SAMPLE));
+    const adminPort = await freePort();
+    const script = runNpmScript(['run', 'mrms'], {
+      MRMS_SOURCE: feed,
+      RADAR_DATA_DIR: path.join(dir, 'data'),
+      ADMIN_PORT: String(adminPort),
+    });
+    running.push(script);
+    await script.waitFor(/mrms frame published/);
+    expect(await fs.readdir(path.join(dir, 'data'))).toEqual(['202304061200.pmtiles']);
+    expect(await acceptsConnections(adminPort)).toBe(true);
+
+    expect(await stop(script, how)).toEqual({ code: 0 });
+    expect(script.output()).toContain('shutdown complete');
+    expect(await acceptsConnections(adminPort)).toBe(false);
   },
 );

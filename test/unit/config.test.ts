@@ -147,3 +147,91 @@ describe('usage', () => {
       expect(() => loadConfig({ [name!]: value })).toThrow(new RegExp(name!));
   });
 });
+
+describe('the MRMS follower (config.mrms) and RADAR_SOURCE', () => {
+  it('defaults to NOAA’s open-data bucket, anonymous, and the simulator in-process', () => {
+    const config = loadConfig({}, '/srv');
+    expect(config.radarSource).toBe('simulator');
+    expect(config.mrms).toEqual({
+      source: {
+        kind: 's3',
+        endpoint: 'https://s3.amazonaws.com',
+        region: 'us-east-1',
+        bucket: 'noaa-mrms-pds',
+        prefix: 'CONUS/ReflectivityAtLowestAltitude_00.50/',
+      },
+      productLevel: 'ReflectivityAtLowestAltitude_00.50',
+      backfill: 30,
+      pollS: 2,
+      maxZoom: 7,
+      workers: 1,
+      timeoutS: 30,
+    });
+    expect(Object.isFrozen(config.mrms.source)).toBe(true);
+  });
+
+  it('reads s3://, http(s):// and directory sources, and the product a prefix names', () => {
+    const s3 = loadConfig({
+      RADAR_SOURCE: 'mrms',
+      MRMS_SOURCE: 's3://mirror/CONUS/MergedReflectivityQCComposite_00.50',
+      MRMS_S3_ENDPOINT: 'http://127.0.0.1:9000/',
+      MRMS_BACKFILL: '5',
+      MRMS_WORKERS: '2',
+    });
+    expect(s3.radarSource).toBe('mrms');
+    expect(s3.mrms).toMatchObject({
+      source: {
+        kind: 's3',
+        endpoint: 'http://127.0.0.1:9000',
+        bucket: 'mirror',
+        prefix: 'CONUS/MergedReflectivityQCComposite_00.50/',
+      },
+      productLevel: 'MergedReflectivityQCComposite_00.50',
+      backfill: 5,
+      workers: 2,
+    });
+    const http = loadConfig({
+      MRMS_SOURCE: 'https://mrms.ncep.noaa.gov/data/2D/ReflectivityAtLowestAltitude',
+    });
+    expect(http.mrms.source).toEqual({
+      kind: 'http',
+      url: 'https://mrms.ncep.noaa.gov/data/2D/ReflectivityAtLowestAltitude/',
+    });
+    expect(http.mrms.pollS).toBe(30); // a whole index page per look: not every 2 s
+    const dir = loadConfig({ MRMS_SOURCE: 'feed', MRMS_POLL_S: '7' }, '/srv');
+    expect(dir.mrms.source).toEqual({ kind: 'dir', dir: '/srv/feed' });
+    expect(dir.mrms.pollS).toBe(7);
+    expect(
+      loadConfig({ MRMS_SOURCE: 's3://noaa-mrms-pds/CONUS/X_00.50/', MRMS_PRODUCT: 'Y_01.00' }).mrms
+        .productLevel,
+    ).toBe('Y_01.00');
+  });
+
+  it('refuses bad MRMS settings at start, naming each', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        RADAR_SOURCE: 'nexrad',
+        MRMS_SOURCE: 'ftp://example.org/mrms/',
+        MRMS_PRODUCT: 'Reflectivity',
+        MRMS_BACKFILL: '0',
+        MRMS_WORKERS: '3',
+        MRMS_POLL_S: '0',
+        MRMS_S3_ENDPOINT: 's3.amazonaws.com',
+      });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    for (const name of ['RADAR_SOURCE', 'MRMS_BACKFILL', 'MRMS_WORKERS', 'MRMS_POLL_S'])
+      expect(problems).toContain(name);
+    expect(() => loadConfig({ MRMS_SOURCE: 'ftp://example.org/mrms/' })).toThrow(
+      'MRMS_SOURCE: "ftp://example.org/mrms/": use s3://, http(s):// or a directory path',
+    );
+    expect(() => loadConfig({ MRMS_SOURCE: 's3://No_Such/x/' })).toThrow(/MRMS_SOURCE: "No_Such"/);
+    expect(() => loadConfig({ MRMS_PRODUCT: 'Reflectivity' })).toThrow(/MRMS_PRODUCT/);
+    expect(() => loadConfig({ MRMS_S3_ENDPOINT: 's3.amazonaws.com' })).toThrow(/MRMS_S3_ENDPOINT/);
+    expect(() => loadConfig({ MRMS_SOURCE: 'https://u:p@host/x/' })).toThrow(/credentials/);
+  });
+});

@@ -1,9 +1,11 @@
 /** Command line of `npm run bench`: profiles (full / `--quick`) and overrides. */
 import { parseArgs } from 'node:util';
 
-export const USAGE = `usage: npm run bench -- [--quick] [--only a,b] [--duration S] [--warmup S] [--cache-mb N] [--nginx-workers N|auto] [--keep]
+export const USAGE = `usage: npm run bench -- [--quick] [--only a,b] [--merge] [--duration S] [--warmup S] [--cache-mb N] [--nginx-workers N|auto] [--keep]
   --quick          smoke run (< 2 min): 2 s per run, fewer variants; writes tools/bench/results/quick.*
-  --only LIST      scenarios to run: status,hot-range,tile,scheme-tile,map-client,cold-range,full-archive,scale,log-info,publish,lease,profile,usage
+  --only LIST      scenarios to run: status,hot-range,tile,scheme-tile,map-client,cold-range,full-archive,scale,log-info,publish,lease,profile,usage,mrms
+  --merge          with --only mrms: put the mrms figures into tools/bench/results/latest.json and
+                   rewrite BENCHMARKS.md with every other section kept as measured before
   --profile-before store the profile scenario's breakdown as the "before" of the profile tables
                    (tools/bench/results/profile-before.json)
   --duration S     measured seconds per run (full: 10, quick: 2)
@@ -30,6 +32,7 @@ export const SCENARIOS = [
   'lease',
   'profile',
   'usage',
+  'mrms',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -61,6 +64,12 @@ export interface BenchOptions {
   readonly publishSamples: number;
   /** Variants left out of the quick profile. */
   readonly extras: boolean;
+  /** Merge the measured mrms section into latest.json instead of writing a partial result. */
+  readonly merge: boolean;
+  /** mrms: conversions of the sample each way (ours, GDAL). */
+  readonly mrmsRuns: number;
+  /** mrms: files uploaded one by one for publish-to-visible. */
+  readonly mrmsUploads: number;
 }
 
 export function parseOptions(argv: string[]): BenchOptions {
@@ -77,6 +86,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'quiet-budget': { type: 'string' },
       'report-only': { type: 'boolean', default: false },
       'profile-before': { type: 'boolean', default: false },
+      merge: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -102,6 +112,10 @@ export function parseOptions(argv: string[]): BenchOptions {
       throw new Error(`--${name} must be a non-negative number\n${USAGE}`);
     return n;
   };
+  if (values.merge && [...only].some((s) => s !== 'mrms'))
+    throw new Error(
+      `--merge is for --only mrms (the other scenarios share one measured topology)\n${USAGE}`,
+    );
   const workers = values['nginx-workers'];
   return {
     quick,
@@ -122,5 +136,8 @@ export function parseOptions(argv: string[]): BenchOptions {
     archiveConnections: 8,
     publishSamples: quick ? 4 : 20,
     extras: !quick,
+    merge: values.merge,
+    mrmsRuns: quick ? 1 : 3,
+    mrmsUploads: quick ? 5 : 12,
   };
 }

@@ -3,14 +3,14 @@
  * table, every target as a ratio with met/missed, observations computed from the numbers, and
  * the hand-written findings kept in `tools/bench/FINDINGS.md`).
  */
+import { f, mdTable } from './markdown';
+import { mrmsSection } from './mrms-report';
 import {
   serverCpuPerRequestUs,
   type BenchResults,
   type RunRecord,
   type TargetResult,
 } from './results';
-
-const f = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 
 function processCell(run: RunRecord, pick: 'peakRssMiB' | 'cpuCores'): string {
   return run.shown
@@ -73,15 +73,6 @@ export function consoleTable(runs: readonly RunRecord[]): string {
 export function targetLine(t: TargetResult): string {
   const verdict = t.met === null ? 'n/a' : t.met ? 'met' : 'MISSED';
   return `${verdict.padEnd(6)} ${t.name}: ${t.measured} -> ${f(t.value)} (limit ${f(t.limit)}) [${t.requirement}]`;
-}
-
-function mdTable(header: string[], rows: string[][]): string {
-  const esc = (s: string) => s.replace(/\|/g, '\\|');
-  return [
-    `| ${header.map(esc).join(' | ')} |`,
-    `| ${header.map(() => '---').join(' | ')} |`,
-    ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`),
-  ].join('\n');
 }
 
 /** Observations derived from the numbers alone (the findings file adds the interpretation). */
@@ -192,6 +183,7 @@ export function benchmarksMarkdown(
       '- `log-info`: map-client direct with `LOG_LEVEL=info` (one JSON log line per request to a file), to price request logging.',
       '- `usage`: hot-range through nginx + 2 replicas with per-key usage on (the default, flushing every 5 s) and with `RADAR_USAGE=0`, for at least three flush intervals each: Redis commands per response (`INFO stats`, script inner calls included) and the usage flushes made; plus `hot-range · replica (direct), RADAR_USAGE=0`, to set beside the hot-range row of the same run (docs/usage.md).',
       '- Publish-to-visible: archives uploaded one by one at random intervals; every replica polled every 20 ms.',
+      '- `mrms`: the real NOAA MRMS sample converted to zooms 0-7 by the producer and by GDAL in the same run, and MRMS publish-to-visible; its own section below says how.',
     ].join('\n'),
   );
   lines.push('');
@@ -322,6 +314,7 @@ export function benchmarksMarkdown(
     );
     lines.push('');
   }
+  if (results.mrms) lines.push(...mrmsSection(results.mrms));
   const obs = observations(results);
   if (obs.length > 0) {
     lines.push('## Observations (computed from this run)');

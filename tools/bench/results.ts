@@ -6,6 +6,7 @@ import type { PublishVisibleResult } from './publish-visible';
 import type { ProfileBreakdown } from './cpu-profile';
 import type { LeaseAccuracy } from './lease-accuracy';
 import type { IdleCpu } from './scenarios';
+import { mrmsTargets, type MrmsBenchResult } from './mrms';
 
 export type RunKind = 'service' | 'baseline';
 
@@ -71,6 +72,8 @@ export interface BenchResults {
     readonly profiles: ProfileBreakdown[];
   };
   readonly idleCpu?: IdleCpu;
+  /** The `mrms` scenario (conversion against GDAL, publish-to-visible), possibly merged in later. */
+  readonly mrms?: MrmsBenchResult;
 }
 
 /**
@@ -154,6 +157,7 @@ function rpsRatio(
 /** Extra measurements the targets read besides the runs. */
 export interface TargetInputs {
   readonly idleCpu?: IdleCpu;
+  readonly mrms?: MrmsBenchResult;
 }
 
 /** Every benchmark target (BENCHMARKS.md, "Targets") that this run measured. */
@@ -358,5 +362,6 @@ export function evaluateTargets(
       met: null,
     });
   }
+  if (inputs.mrms) out.push(...mrmsTargets(inputs.mrms));
   return out.filter((t): t is TargetResult => t !== undefined);
 }

@@ -41,6 +41,8 @@ import {
 } from './scenarios';
 import { INGEST_POLL_S, startTopology } from './topology';
 import { usageScenario } from './usage';
+import { runMrmsScenario, type MrmsBenchResult } from './mrms';
+import { mrmsOnly } from './mrms-only';
 
 const ROOT = path.resolve(__dirname, '../..');
 const RESULTS_DIR = path.join(__dirname, 'results');
@@ -66,8 +68,13 @@ async function main(): Promise<void> {
     const cacheMb = Number(stored.settings.cacheMb);
     const targets = evaluateTargets(stored.runs, stored.publishVisible, cacheMb, {
       ...(stored.idleCpu ? { idleCpu: stored.idleCpu } : {}),
+      ...(stored.mrms ? { mrms: stored.mrms } : {}),
     });
     await writeReport({ ...stored, targets }, 'full');
+    return;
+  }
+  if ([...opts.only].every((s) => s === 'mrms')) {
+    await mrmsOnly(argv, opts, { code: codeVersion(), writeReport, writeOutputs });
     return;
   }
   const startedAt = new Date();
@@ -126,6 +133,8 @@ async function main(): Promise<void> {
   let idleCpu: IdleCpu | undefined;
   let profiles: ProfileBreakdown[] | undefined;
   let leaseAccuracy: LeaseAccuracy[] | undefined;
+  let mrms: MrmsBenchResult | undefined;
+  const notes: string[] = [];
   try {
     topo = await startTopology({ opts, runner, frames, runDir });
     settings.edgeChange = topo.edgeChange;
@@ -155,6 +164,19 @@ async function main(): Promise<void> {
       log(
         `publish-to-visible: p50 ${p.p50Ms} ms, p99 ${p.p99Ms} ms, max ${p.maxMs} ms, missed ${p.missed}`,
       );
+    }
+    notes.push(...topo.notes);
+    if (has('mrms')) {
+      // Alone on the machine: the service topology is stopped first.
+      await topo.stop();
+      topo = undefined;
+      mrms = await runMrmsScenario({
+        runDir,
+        runs: opts.mrmsRuns,
+        uploads: opts.mrmsUploads,
+        command: `npm run bench${argv.length > 0 ? ` -- ${argv.join(' ')}` : ''}`,
+        code: String(settings.code),
+      });
     }
     ok = true;
   } finally {
@@ -186,13 +208,15 @@ async function main(): Promise<void> {
     publishVisible,
     targets: evaluateTargets(runner.runs, publishVisible, opts.cacheMb, {
       ...(idleCpu ? { idleCpu } : {}),
+      ...(mrms ? { mrms } : {}),
     }),
     ...(leaseAccuracy ? { leaseAccuracy } : {}),
     ...(profiles ? { profiles } : {}),
     ...(idleCpu ? { idleCpu } : {}),
     ...(profilesBefore ? { profilesBefore } : {}),
+    ...(mrms ? { mrms } : {}),
     notes: [
-      ...topo.notes,
+      ...notes,
       'The load generator is one autocannon process (one thread) sharing the machine with everything it measures; its CPU use is in every row. Its per-response copy of the body into a string is disabled (bodies are counted, not kept), and its in-flight queue is reset on every reconnect: unpatched, autocannon 8 keeps the request lost with a connection the server closed (nginx closes keep-alive connections after 1000 requests) and from then on pairs every response with the request before it, inflating latency by a round trip per reconnect.',
       'Requests through nginx carry no Accept-Encoding, so the status document is not gzipped at the edge.',
     ],

@@ -136,7 +136,8 @@ export async function uploadFrames(s3: S3Info, frames: readonly Frame[]): Promis
   }
 }
 
-function commonEnv(redisUrl: string, s3: S3Info): Record<string, string> {
+/** The production configuration every bench process shares: Redis, the archive bucket. */
+export function productionEnv(redisUrl: string, s3: S3Info): Record<string, string> {
   return {
     HOST: '127.0.0.1',
     REDIS_URL: redisUrl,
@@ -161,7 +162,7 @@ export async function startIngest(
   const proc = startNode(
     'ingest',
     path.join(DIST, 'ingest.js'),
-    { ...commonEnv(redisUrl, s3), ADMIN_PORT: String(adminPort), ...env },
+    { ...productionEnv(redisUrl, s3), ADMIN_PORT: String(adminPort), ...env },
     logDir,
   );
   await waitUntil(
@@ -194,7 +195,7 @@ export async function startReplica(
     // RADAR_BENCH_API_DIST: replicas from another build (the "before" profile of an older commit).
     path.join(process.env.RADAR_BENCH_API_DIST ?? DIST, 'api.js'),
     {
-      ...commonEnv(options.redisUrl, options.s3),
+      ...productionEnv(options.redisUrl, options.s3),
       PORT: String(port),
       ADMIN_PORT: String(adminPort),
       RADAR_TRUST_PROXY: '1',

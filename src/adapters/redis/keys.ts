@@ -43,6 +43,12 @@ export const CATALOG_EVENTS_CHANNEL = `${HASH_TAG}:events`;
 export const INGEST_LEADER_KEY = `${HASH_TAG}:ingest:leader`;
 
 /**
+ * MRMS producer leader lease: like the ingest lease, its own key, so one MRMS producer
+ * converts and uploads while the others wait.
+ */
+export const MRMS_LEADER_KEY = `${HASH_TAG}:mrms:leader`;
+
+/**
  * Set of published timestamps a replica found corrupt while serving, for the ingest leader to
  * re-validate: replicas `SADD`, the leader `SPOP`s them all at the start of a pass.
  */

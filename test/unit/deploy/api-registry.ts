@@ -1,5 +1,5 @@
 /**
- * Every metric family a replica and the ingest worker register, on one fresh registry, for the
+ * Every metric family a replica, the ingest worker and the MRMS producer register, on one fresh registry, for the
  * tests that walk the declarations (names, labels, counters exported at 0). Each factory is the
  * file that feeds its metrics; a new factory is added here once.
  */
@@ -10,6 +10,7 @@ import { createCacheMetrics } from '../../../src/observability/cache-metrics';
 import { createCatalogMetrics } from '../../../src/observability/catalog-metrics';
 import { createGuardMetrics } from '../../../src/observability/guard-metrics';
 import { createIngestMetrics } from '../../../src/observability/ingest-metrics';
+import { createMrmsMetrics, mrmsGauges } from '../../../src/observability/mrms-metrics';
 import { createRequestMetrics } from '../../../src/observability/request-metrics';
 import { createUsageMetrics } from '../../../src/observability/usage-metrics';
 import type { UsageStore } from '../../../src/domain/ports';
@@ -23,5 +24,7 @@ export function declaredMetrics() {
   createCatalogMetrics(registry);
   createIngestMetrics(registry);
   createUsageMetrics(registry, { held: () => 0, store: {} as UsageStore, readTimeoutMs: 1 });
+  createMrmsMetrics(registry);
+  mrmsGauges(registry, { isLeader: () => false, newestValidTimeMs: () => undefined });
   return registry;
 }

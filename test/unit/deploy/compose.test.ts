@@ -73,6 +73,7 @@ it('has the services of the operations contract', () => {
       'grafana',
       'ingest',
       'minio',
+      'mrms',
       'nginx',
       'nginx-exporter',
       'probe-targets',
@@ -83,12 +84,36 @@ it('has the services of the operations contract', () => {
   );
 });
 
-it('runs 3 API replicas, 1-2 ingest workers and the simulator only in the demo profile', () => {
+it('runs 3 API replicas, 1-2 ingest workers, and a producer the operator chooses by profile', () => {
   expect(compose.services.api!.deploy?.replicas).toBe(3);
   expect(compose.services.ingest!.deploy?.replicas ?? 1).toBeGreaterThanOrEqual(1);
   expect(compose.services.ingest!.deploy?.replicas ?? 1).toBeLessThanOrEqual(2);
   expect(compose.services.simulator!.profiles).toEqual(['demo']);
-  for (const [name, s] of services) if (name !== 'simulator') expect(s.profiles).toBeUndefined();
+  expect(compose.services.mrms!.profiles).toEqual(['mrms']);
+  for (const [name, s] of services)
+    if (name !== 'simulator' && name !== 'mrms') expect(s.profiles).toBeUndefined();
+});
+
+it('runs the MRMS producer as its own service: two behind the Redis lease, uploading to the bucket', () => {
+  const mrms = compose.services.mrms!;
+  expect(words(mrms.command)).toEqual(['node', '/opt/radar/dist/bin/mrms.js']);
+  expect(fs.existsSync(repoPath('src', 'bin', 'mrms.ts'))).toBe(true);
+  expect(mrms.deploy?.replicas).toBe(2);
+  // The same production configuration as ingest: Redis for the lease, the bucket ingest reads.
+  for (const name of ['REDIS_URL', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY', 'S3_SECRET_KEY'])
+    expect([name, mrms.environment![name]]).toEqual([
+      name,
+      compose.services.ingest!.environment![name],
+    ]);
+  // NOAA's bucket is the default source: nothing to configure, no credentials.
+  expect(mrms.environment!.MRMS_SOURCE).toBeUndefined();
+  expect(mrms.expose).toEqual(['9464']);
+  expect(mrms.ports).toBeUndefined();
+  expect(mrms.depends_on).toMatchObject({
+    redis: { condition: 'service_healthy' },
+    createbuckets: { condition: 'service_completed_successfully' },
+  });
+  expect(readText('deploy/prometheus/prometheus.yml')).toMatch(/names: \[mrms\]/);
 });
 
 it.each(services)('%s uses a pinned public image or the project image', (_name, service) => {

@@ -113,8 +113,10 @@ it('the runtime entry points import no dev dependency (the image has production 
     'bin/ingest.ts',
     'bin/simulate.ts',
     'bin/keys.ts',
+    'bin/mrms.ts',
     'render/render-worker.ts',
     'sim/simulator-frame.ts',
+    'sources/mrms/mrms-frame.ts',
     'render/grid-render-pool.ts',
   ].map((f) => path.join(ROOT, 'src', f));
   const seen = new Set<string>();

@@ -84,6 +84,10 @@ it.each([
   'Event loop lag p99',
   'CPU',
   'Memory (RSS, heap used)',
+  'MRMS frames converted',
+  'MRMS conversion time',
+  'MRMS source lag',
+  'MRMS failures by reason',
 ])('has the panel "%s"', (title) => {
   expect(byTitle(title).targets.length).toBeGreaterThan(0);
 });
@@ -151,6 +155,21 @@ it('shows the busiest keys of the hour by key id, fleet-wide, and the usage flus
   ).toMatch(/radar_usage_flushes_total[\s\S]*radar_usage_dropped_requests_total/);
   expect(byTitle('Usage key-hours held per replica').targets[0]!.expr).toContain(
     'radar_usage_held_entries',
+  );
+});
+
+it('shows the MRMS producer: conversions, conversion time, source lag against the alert line, failures', () => {
+  expect(byTitle('MRMS frames converted').targets[0]!.expr).toContain(
+    'radar_mrms_frames_converted_total',
+  );
+  expect(byTitle('MRMS conversion time').targets[0]!.expr).toContain(
+    'radar_mrms_conversion_seconds_bucket',
+  );
+  const lag = byTitle('MRMS source lag');
+  expect(lag.targets[0]!.expr).toContain('radar_mrms_source_lag_seconds');
+  expect(lag.fieldConfig!.defaults.thresholds!.steps.map((s) => s.value)).toContain(420);
+  expect(byTitle('MRMS failures by reason').targets[0]!.expr).toMatch(
+    /sum by \(reason\) \(increase\(radar_mrms_failures_total/,
   );
 });
 

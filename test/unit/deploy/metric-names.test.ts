@@ -1,8 +1,9 @@
 /**
  * Every panel of the Grafana dashboard and every rule names only metrics the service really
- * exports: the names come from scraping `/metrics` of a running API replica and a running
- * ingest worker (production wiring: Redis and an S3 endpoint), plus the recording rules'
- * outputs and Prometheus' own `up`. The scraped expositions also pass `promtool check metrics`.
+ * exports: the names come from scraping `/metrics` of a running API replica, a running ingest
+ * worker (production wiring: Redis and an S3 endpoint) and a running MRMS producer (following
+ * an empty local directory), plus the recording rules' outputs and Prometheus' own `up`. The
+ * scraped expositions also pass `promtool check metrics`.
  */
 import path from 'node:path';
 import fs from 'node:fs';
@@ -31,12 +32,18 @@ import {
   withGrafanaVariablesResolved,
 } from './deploy-files';
 import { recentTimestamp } from '../../harness/timestamps';
+import { loadConfig } from '../../../src/config';
+import { createSilentLogger } from '../../../src/logger';
+import { buildMrmsProducer, type RunningMrmsProducer } from '../../../src/wiring/mrms';
 
 jest.setTimeout(60_000);
 
 let stack: ProductionStack;
 let apiText = '';
 let ingestText = '';
+let mrmsText = '';
+let producer: RunningMrmsProducer | undefined;
+let producerDir: string | undefined;
 
 const timestamp = recentTimestamp();
 
@@ -86,8 +93,26 @@ beforeAll(async () => {
     'rejection counted',
   );
   ingestText = await scrape(stack.ingest.adminPort);
+
+  producerDir = fs.mkdtempSync(path.join(os.tmpdir(), 'radar-mrms-metrics-'));
+  fs.mkdirSync(path.join(producerDir, 'feed'));
+  producer = await buildMrmsProducer(
+    loadConfig({
+      ADMIN_PORT: '0',
+      RADAR_DATA_DIR: path.join(producerDir, 'data'),
+      MRMS_SOURCE: path.join(producerDir, 'feed'),
+      LOG_LEVEL: 'silent',
+    }),
+    { logger: createSilentLogger() },
+  );
+  await producer.firstPass;
+  mrmsText = await scrape(producer.adminPort);
 });
-afterAll(() => stack?.stop());
+afterAll(async () => {
+  await producer?.shutdown();
+  if (producerDir) fs.rmSync(producerDir, { recursive: true, force: true });
+  await stack?.stop();
+});
 
 /**
  * Names a query may use: scraped series names, recording-rule outputs, `up`, and the series of
@@ -97,6 +122,7 @@ function knownNames(): Set<string> {
   const known = new Set([
     ...seriesNames(exposedFamilies(apiText)),
     ...seriesNames(exposedFamilies(ingestText)),
+    ...seriesNames(exposedFamilies(mrmsText)),
     ...EXPORTER_SERIES,
   ]);
   for (const rule of allRules()) if (rule.record) known.add(rule.record);
@@ -137,6 +163,25 @@ it('the API replica and the ingest worker both export metrics on the admin port'
 
 it('promtool check metrics passes on the API replica exposition', () => {
   const result = promtool(['check', 'metrics'], apiText);
+  expect(result.output).toBe('');
+  expect(result.status).toBe(0);
+});
+
+it('the MRMS producer exports its metrics on the admin port, failures by reason from 0', () => {
+  const mrms = exposedFamilies(mrmsText);
+  expect(mrms.get('radar_mrms_frames_converted_total')).toBe('counter');
+  expect(mrms.get('radar_mrms_frames_skipped_total')).toBe('counter');
+  expect(mrms.get('radar_mrms_conversion_seconds')).toBe('histogram');
+  expect(mrms.get('radar_mrms_source_lag_seconds')).toBe('gauge');
+  expect(mrms.get('radar_mrms_leader')).toBe('gauge');
+  for (const reason of ['source', 'bad-file', 'not-reflectivity', 'conversion', 'sink'])
+    expect(mrmsText).toContain(`radar_mrms_failures_total{reason="${reason}"} 0`);
+  expect(mrmsText).toContain('radar_mrms_source_lag_seconds +Inf');
+  expect(mrms.get('process_cpu_seconds_total')).toBe('counter');
+});
+
+it('promtool check metrics passes on the MRMS producer exposition', () => {
+  const result = promtool(['check', 'metrics'], mrmsText);
   expect(result.output).toBe('');
   expect(result.status).toBe(0);
 });

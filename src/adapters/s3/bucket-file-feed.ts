@@ -1,0 +1,139 @@
+/**
+ * An S3 bucket laid out like NOAA's MRMS open-data bucket as the follower's feed:
+ * `{prefix}{YYYYMMDD}/MRMS_{product}_{YYYYMMDD-HHMMSS}.grib2.gz`, one folder per UTC day.
+ * Listing is kept small: once the newest file of today's folder is known, a poll lists only
+ * the keys after it (S3 `start-after`), a few hundred bytes when nothing is new, so polling
+ * every few seconds costs the bucket's owner almost nothing. A full listing (today, yesterday,
+ * then older day folders, newest first) happens at start, after midnight UTC, and whenever
+ * today's folder has nothing yet.
+ */
+import type { Readable } from 'node:stream';
+import type { BucketItem } from 'minio';
+import { FeedFileError, type FeedFile, type FileFeed } from '../../domain/ports';
+import {
+  baseName,
+  dayFolder,
+  isFeedFile,
+  newestFirst,
+  parseMrmsFileName,
+} from '../../sources/mrms/mrms-file-name';
+import type { S3Client } from './client';
+import { isS3NotFound } from './errors';
+
+export interface BucketFileFeedOptions {
+  readonly client: S3Client;
+  /** The endpoint the client talks to, for logs. */
+  readonly endpoint: string;
+  readonly bucket: string;
+  /** The product's folder, ending in `/` (or empty): day folders lie directly under it. */
+  readonly prefix: string;
+  readonly productLevel: string;
+  /** Clock, epoch ms (which day folder is today). */
+  readonly now?: () => number;
+}
+
+/** Pages of one listing read at most (1,000 keys each; a day folder holds about 720 files). */
+const MAX_PAGES = 10;
+/** Older day folders visited at most when today and yesterday hold too few files. */
+const MAX_OLDER_DAYS = 10;
+const DAY_MS = 86_400_000;
+const DAY = /^[0-9]{8}$/;
+
+/** Creates the feed. It shares the client; closing the client is the caller's job. */
+export function createBucketFileFeed(options: BucketFileFeedOptions): FileFeed {
+  const { client, bucket, prefix, productLevel } = options;
+  const now = options.now ?? Date.now;
+  /** The newest files seen, newest first (at most the last count asked for). */
+  let known: FeedFile[] = [];
+
+  /** Keys (or, with a delimiter, folder prefixes) under `under`, after `startAfter`. */
+  const list = async (under: string, delimiter: string, startAfter = ''): Promise<BucketItem[]> => {
+    const items: BucketItem[] = [];
+    let token = '';
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const res = await client.minio.listObjectsV2Query(
+        bucket,
+        under,
+        token,
+        delimiter,
+        1000,
+        startAfter,
+      );
+      items.push(...res.objects);
+      if (!res.isTruncated || !res.nextContinuationToken) break;
+      token = res.nextContinuationToken;
+    }
+    return items;
+  };
+
+  const filesIn = async (day: string, startAfter = ''): Promise<FeedFile[]> => {
+    const files: FeedFile[] = [];
+    for (const item of await list(`${prefix}${day}/`, '', startAfter)) {
+      if (item.name === undefined) continue;
+      const name = baseName(item.name);
+      if (!isFeedFile(name, productLevel)) continue;
+      files.push({ key: item.name, name, timeMs: parseMrmsFileName(name)!.timeMs });
+    }
+    return files;
+  };
+
+  /** Day folders that exist, newest first. */
+  const days = async (): Promise<string[]> =>
+    (await list(prefix, '/'))
+      .map((item) => (item.prefix ?? '').slice(prefix.length).replace(/\/$/, ''))
+      .filter((day) => DAY.test(day))
+      .sort()
+      .reverse();
+
+  const fullListing = async (count: number): Promise<FeedFile[]> => {
+    const today = dayFolder(now());
+    const yesterday = dayFolder(now() - DAY_MS);
+    const found = [...(await filesIn(today)), ...(await filesIn(yesterday))];
+    if (found.length < count) {
+      const older = (await days()).filter((day) => day < yesterday).slice(0, MAX_OLDER_DAYS);
+      for (const day of older) {
+        found.push(...(await filesIn(day)));
+        if (found.length >= count) break;
+      }
+    }
+    return newestFirst(found);
+  };
+
+  return {
+    describe: `s3://${bucket}/${prefix} at ${options.endpoint}`,
+    async newest(count) {
+      const today = dayFolder(now());
+      const newestKnown = known[0];
+      let files: FeedFile[];
+      if (newestKnown && known.length >= count && dayFolder(newestKnown.timeMs) === today) {
+        // Only what arrived since the newest file seen.
+        const fresh = await filesIn(today, newestKnown.key);
+        files = newestFirst([...fresh, ...known]);
+      } else {
+        files = await fullListing(count);
+      }
+      known = files.slice(0, count);
+      return [...known];
+    },
+    async read(file, maxBytes) {
+      let stream: Readable;
+      try {
+        stream = await client.minio.getObject(bucket, file.key);
+      } catch (error) {
+        if (isS3NotFound(error)) throw new FeedFileError(file.key, 'missing', 'the object is gone');
+        throw error;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of stream) {
+        size += (chunk as Buffer).length;
+        if (size > maxBytes) {
+          stream.destroy();
+          throw new FeedFileError(file.key, 'too-large', `more than ${maxBytes} bytes`);
+        }
+        chunks.push(chunk as Buffer);
+      }
+      return Buffer.concat(chunks, size);
+    },
+  };
+}

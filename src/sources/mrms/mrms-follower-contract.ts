@@ -1,0 +1,85 @@
+/**
+ * What the MRMS follower promises and needs: its options, the events it reports (the metrics
+ * listen), the failure reasons they are counted under, and its retry policy. The follower
+ * itself is `mrms-follower.ts`.
+ */
+import type { FileFeed, FrameSink, LeaderLease } from '../../domain/ports';
+import type { Logger } from '../../logger';
+import type { MrmsFrameInput } from './mrms-frame';
+
+/** Why a step failed, as counted by the metrics (`radar_mrms_failures_total{reason}`). */
+export const MRMS_FAILURE_REASONS = [
+  'source',
+  'bad-file',
+  'not-reflectivity',
+  'conversion',
+  'sink',
+] as const;
+export type MrmsFailureReason = (typeof MRMS_FAILURE_REASONS)[number];
+
+/** What the follower reports as it works (the metrics listen). */
+export interface MrmsFollowerEvents {
+  /** A file was converted and published as `timestamp`. */
+  onConverted?(frame: {
+    readonly timestamp: string;
+    readonly seconds: number;
+    readonly bytes: number;
+    readonly validTimeMs: number;
+  }): void;
+  /** A file's frame was already published (by an earlier run or another producer). */
+  onSkipped?(timestamp: string): void;
+  onFailure?(reason: MrmsFailureReason): void;
+}
+
+/** Retry timing of failed listings and downloads. */
+export interface RetryPolicy {
+  /** Downloads of one file per pass. */
+  readonly attempts: number;
+  /** First delay; each further one doubles. */
+  readonly baseMs: number;
+  /** Longest delay (also the longest pause between passes while the source fails). */
+  readonly maxMs: number;
+}
+
+export interface MrmsFollowerOptions {
+  readonly feed: FileFeed;
+  readonly sink: FrameSink;
+  /** Converts one file off the event loop (the render pool), rejecting as the pool does. */
+  readonly convert: (input: MrmsFrameInput) => Promise<Buffer>;
+  /** Frames in flight at once: the pool's size (1 or 2), which bounds memory. */
+  readonly concurrency: number;
+  readonly logger: Logger;
+  /** The newest files kept published. */
+  readonly backfill: number;
+  /** Pause between passes while all is well. */
+  readonly pollMs: number;
+  /** Leader lease (several followers, one Redis); without it this follower is the only one. */
+  readonly lease?: LeaderLease;
+  /** How often the lease is taken or renewed (a third of its TTL). */
+  readonly leaseRenewMs?: number;
+  /** Largest source file read (an MRMS CONUS file is about 1 MB). */
+  readonly maxFileBytes?: number;
+  readonly retry?: Partial<RetryPolicy>;
+  readonly events?: MrmsFollowerEvents;
+  /** Conversion failures (not bad input) of one file before it is given up. */
+  readonly conversionAttempts?: number;
+}
+
+export interface MrmsFollower {
+  /**
+   * Starts following. Resolves once the first pass is over (the backfill published, or the
+   * source found unreachable), or at once when another follower holds the lease. Idempotent.
+   */
+  start(): Promise<void>;
+  /** Stops after the frames in flight; releases the lease. Idempotent. */
+  stop(): Promise<void>;
+  isLeader(): boolean;
+  /** Valid time of the newest frame this follower published or found published (epoch ms). */
+  newestValidTimeMs(): number | undefined;
+}
+
+/** An MRMS CONUS file is about 1 MB compressed; 64 MiB leaves room for any MRMS product. */
+export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+/** Downloads tried 3 times a pass (1 s, 2 s between), listings backed off up to 60 s. */
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseMs: 1000, maxMs: 60_000 };

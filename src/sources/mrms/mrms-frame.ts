@@ -1,0 +1,95 @@
+/**
+ * An MRMS frame: the bytes of one MRMS GRIB2 file (gzip or plain) in, its archive out,
+ * decoded by the GRIB2 reader and drawn by the one renderer. This is the unit of work the
+ * MRMS producer's render pool runs off the main thread (its job module is this file), so
+ * neither decoding nor rendering blocks a process that also answers requests.
+ */
+import { formatTimestamp } from '../../domain/timestamps';
+import { readArchiveMetadata } from '../../pmtiles/archive-metadata';
+import { createRenderPool, type RenderPool } from '../../render/render-pool';
+import { checkFrameRenderOptions, renderFrame } from '../../render/render-frame';
+import { jobModulePath, type WorkerJob } from '../../render/worker-job';
+import { readGrib2 } from './grib2/read-grib2';
+import { mrmsReflectivityGrid } from './mrms-grid';
+
+/** Options of a frame; plain data so they can cross to a worker. */
+export interface MrmsFrameOptions {
+  /** Highest zoom rendered (default 7: a z7 pixel is about one MRMS cell). */
+  readonly maxZoom?: number;
+  /** zlib level of tile PNGs (default 6). */
+  readonly pngLevel?: number;
+}
+
+/** One file to convert: its name (for errors and metadata) and its bytes. */
+export interface MrmsFrameInput {
+  readonly name: string;
+  readonly bytes: Uint8Array;
+}
+
+/** Name of the producer, recorded in every MRMS archive's metadata. */
+export const MRMS_GENERATOR = 'radar-tiles mrms 1';
+
+/** Header centre of MRMS archives: the middle of CONUS. */
+const CENTER = { lon: -96, lat: 38, zoom: 4 };
+
+/**
+ * The archive of one MRMS file. Throws `Grib2Error` (the file does not decode) or
+ * `MrmsProductError` (it decodes but is no reflectivity grid), both naming the file.
+ */
+export function convertMrmsFile(input: MrmsFrameInput, options: MrmsFrameOptions = {}): Buffer {
+  const maxZoom = options.maxZoom ?? 7;
+  const grid = mrmsReflectivityGrid(readGrib2(input.bytes, input.name), input.name);
+  return renderFrame(grid, {
+    maxZoom,
+    pngLevel: options.pngLevel,
+    center: [CENTER.lon, CENTER.lat, Math.min(CENTER.zoom, maxZoom)],
+    metadata: {
+      attribution: 'NOAA/NSSL Multi-Radar Multi-Sensor (MRMS)',
+      generator: MRMS_GENERATOR,
+      source: input.name.slice(input.name.lastIndexOf('/') + 1),
+    },
+  });
+}
+
+/** What an MRMS archive says about itself: its timestamp and exact valid time. */
+export interface MrmsArchiveFacts {
+  /** `YYYYMMDDHHmm`: the valid time truncated to the minute, the archive's name. */
+  readonly timestamp: string;
+  readonly validTimeMs: number;
+}
+
+/** Reads the timestamp and valid time the renderer wrote into `archive`'s metadata. */
+export function mrmsArchiveFacts(archive: Uint8Array): MrmsArchiveFacts {
+  const metadata = readArchiveMetadata(archive);
+  const validTimeMs = Date.parse(String(metadata.validTime));
+  if (!Number.isFinite(validTimeMs) || metadata.timestamp !== formatTimestamp(validTimeMs))
+    throw new Error('archive metadata has no consistent timestamp and validTime');
+  return { timestamp: metadata.timestamp, validTimeMs };
+}
+
+/** Options of {@link createMrmsPool}: what every worker renders, and how many workers. */
+export interface MrmsPoolOptions extends MrmsFrameOptions {
+  /** Worker threads (1 or 2: each holds a whole decoded mosaic while it works). */
+  readonly size: number;
+}
+
+/**
+ * A render pool whose workers convert MRMS files: `render({ name, bytes }, [bytes.buffer])`
+ * decodes and renders off the caller's thread. Options are checked here, so a bad zoom fails
+ * at once. A failed job rejects with a `RenderJobError` whose `jobErrorName` is the worker's
+ * error class (`Grib2Error`, `MrmsProductError`, ...).
+ */
+export function createMrmsPool(options: MrmsPoolOptions): RenderPool<MrmsFrameInput> {
+  const { size, ...frame } = options;
+  checkFrameRenderOptions(frame);
+  return createRenderPool<MrmsFrameInput>({
+    size,
+    job: { module: jobModulePath(__filename), options: frame },
+  });
+}
+
+/** Worker side of {@link createMrmsPool}: inputs are `{ name, bytes }`. */
+export function createWorkerJob(options: unknown): WorkerJob {
+  const frame = options as MrmsFrameOptions;
+  return (input) => convertMrmsFile(input as MrmsFrameInput, frame);
+}

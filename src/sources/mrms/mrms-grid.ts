@@ -1,0 +1,96 @@
+/**
+ * The MRMS source of grids: decoded GRIB2 fields in, the renderer's `ReflectivityGrid` out.
+ * MRMS ships its mosaics in the grid layout the renderer reads (regular lat/lon, row 0 north,
+ * west to east), so the values are handed over as they are; this module only decides whether
+ * a field is a reflectivity grid at all, names its product and keeps MRMS's markers.
+ */
+import {
+  gridProblem,
+  MRMS_NO_COVERAGE,
+  MRMS_NO_ECHO,
+  type ReflectivityGrid,
+} from '../../domain/reflectivity-grid';
+import type { Grib2Field } from './grib2/types';
+import { parseMrmsFileName } from './mrms-file-name';
+import { reflectivityProduct } from './mrms-products';
+
+/**
+ * A GRIB2 file that decodes but holds no renderable reflectivity grid (another MRMS product,
+ * another centre's field, a grid the renderer cannot draw). Like `Grib2Error`, it is a bad
+ * input: the producer counts it, logs it and skips the file.
+ */
+export class MrmsProductError extends Error {
+  /** The name the caller gave for the input (usually the file name). */
+  readonly fileName: string;
+  /** The problem alone, without the file name. */
+  readonly problem: string;
+
+  constructor(fileName: string, problem: string) {
+    super(`${fileName}: ${problem}`);
+    this.name = 'MrmsProductError';
+    this.fileName = fileName;
+    this.problem = problem;
+  }
+}
+
+/** The codes of a field in words, for error messages. */
+function describeField(field: Grib2Field): string {
+  return `discipline ${field.discipline} category ${field.category} parameter ${field.parameter}`;
+}
+
+/**
+ * The reflectivity grid of an MRMS file: its first reflectivity field (MRMS files hold one
+ * field). Product name: `MRMS {Product} {Level}`, the level taken from the file name when the
+ * name agrees with the field's product. Markers: -999 no coverage (a point the bitmap marks
+ * absent decodes as NaN, which the renderer reads the same way), -99 no echo. Valid time: the
+ * field's (reference time plus forecast time). Throws {@link MrmsProductError} when no field
+ * is a reflectivity product or its grid cannot be rendered (e.g. it crosses the antimeridian).
+ */
+export function mrmsReflectivityGrid(
+  fields: readonly Grib2Field[],
+  fileName: string,
+): ReflectivityGrid {
+  if (fields.length === 0) throw new MrmsProductError(fileName, 'the file holds no field');
+  let field: Grib2Field | undefined;
+  let productName: string | undefined;
+  for (const candidate of fields) {
+    const product = reflectivityProduct(
+      candidate.discipline,
+      candidate.category,
+      candidate.parameter,
+    );
+    if (product) {
+      field = candidate;
+      productName = product.name;
+      break;
+    }
+  }
+  if (!field || productName === undefined) {
+    const first = fields[0]!;
+    throw new MrmsProductError(
+      fileName,
+      `not a reflectivity grid: ${describeField(first)}${fields.length > 1 ? ` (and ${fields.length - 1} more fields, none reflectivity)` : ''}; ` +
+        'only MRMS reflectivity products in dBZ (discipline 209) are rendered',
+    );
+  }
+  const named = parseMrmsFileName(fileName.slice(fileName.lastIndexOf('/') + 1));
+  const level = named?.product === productName ? ` ${named.level}` : '';
+  const { grid } = field;
+  const reflectivity: ReflectivityGrid = {
+    width: grid.width,
+    height: grid.height,
+    west: grid.west,
+    north: grid.north,
+    dLon: grid.dLon,
+    dLat: grid.dLat,
+    values: field.values,
+    noCoverage: MRMS_NO_COVERAGE,
+    noEcho: MRMS_NO_ECHO,
+    product: `MRMS ${productName}${level}`,
+    validTimeMs: field.validTime.getTime(),
+  };
+  const problem = gridProblem(reflectivity);
+  if (problem !== undefined)
+    throw new MrmsProductError(fileName, `${productName} cannot be rendered: ${problem}`);
+  return reflectivity;
+}

@@ -1,0 +1,231 @@
+/**
+ * The MRMS producer's wiring: the feed its configuration names (NOAA-style bucket, HTTP
+ * listing or local directory), the render pool, the follower, its metrics, and, for
+ * `npm run mrms`, the admin listener and the leader lease in Redis. Embedded replicas run the
+ * same follower in-process with `RADAR_SOURCE=mrms`.
+ */
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import type { Registry } from 'prom-client';
+import { createHttpDirectoryFeed } from '../adapters/fetch/http-directory-feed';
+import { createDirectoryFileFeed } from '../adapters/fs/directory-file-feed';
+import { waitForRedisReady } from '../adapters/redis/client';
+import { MRMS_LEADER_KEY } from '../adapters/redis/keys';
+import { createBucketFileFeed } from '../adapters/s3/bucket-file-feed';
+import { createS3Client } from '../adapters/s3/client';
+import type { Config, MrmsSettings } from '../config';
+import type { FileFeed, FrameSink, LeaderLease } from '../domain/ports';
+import { createAdminServer } from '../http/admin';
+import { createLogger, type Logger } from '../logger';
+import { createMrmsMetrics, mrmsGauges } from '../observability/mrms-metrics';
+import { createRegistry, exposition } from '../observability/registry';
+import { createMrmsFollower, type MrmsFollower } from '../sources/mrms/mrms-follower';
+import { createMrmsPool, type MrmsFrameInput } from '../sources/mrms/mrms-frame';
+import { closer, startAll, stoppers, type Component } from './component';
+import { createShutdown, listen } from './lifecycle';
+import { openArchives } from './open-archives';
+import type { MrmsOverrides } from './overrides';
+import { connectRedis, redisLeaderLease } from './redis';
+
+/** How long a crashed producer keeps the lease; renewed every third of it. */
+const LEASE_TTL_MS = 15_000;
+
+/** The feed of `mrms.source`; its connections close last. */
+export function openFileFeed(mrms: MrmsSettings): { feed: FileFeed; connections: Component } {
+  const { source, productLevel } = mrms;
+  const timeoutMs = mrms.timeoutS * 1000;
+  switch (source.kind) {
+    case 's3': {
+      // NOAA's bucket is public: anonymous requests, no credentials to configure or leak.
+      const client = createS3Client(
+        { endpoint: source.endpoint, accessKey: '', secretKey: '', region: source.region },
+        { timeoutMs, maxSockets: 4 },
+      );
+      return {
+        feed: createBucketFileFeed({
+          client,
+          endpoint: source.endpoint,
+          bucket: source.bucket,
+          prefix: source.prefix,
+          productLevel,
+        }),
+        connections: closer('mrms-source', () => client.close()),
+      };
+    }
+    case 'http':
+      return {
+        feed: createHttpDirectoryFeed({ url: source.url, productLevel, timeoutMs }),
+        connections: closer('mrms-source', () => {}),
+      };
+    case 'dir':
+      return {
+        feed: createDirectoryFileFeed({ dir: source.dir, productLevel }),
+        connections: closer('mrms-source', () => {}),
+      };
+  }
+}
+
+/** A buffer that owns its whole ArrayBuffer, so it can be moved to a worker without a copy there. */
+function ownedBytes(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    ? bytes
+    : Uint8Array.from(bytes);
+}
+
+/** The follower over `sink`, with its render pool and feed, as one component. */
+export function mrmsFollowerComponent(
+  sink: FrameSink,
+  mrms: MrmsSettings,
+  logger: Logger,
+  options: {
+    readonly registry?: Registry;
+    readonly lease?: LeaderLease;
+    readonly leaseRenewMs?: number;
+  } = {},
+): { readonly follower: MrmsFollower; readonly component: Component } {
+  const { feed, connections } = openFileFeed(mrms);
+  const pool = createMrmsPool({ size: mrms.workers, maxZoom: mrms.maxZoom });
+  const follower = createMrmsFollower({
+    feed,
+    sink,
+    convert: (input: MrmsFrameInput) => {
+      const bytes = ownedBytes(input.bytes);
+      return pool.render({ name: input.name, bytes }, [bytes.buffer as ArrayBuffer]);
+    },
+    concurrency: pool.size,
+    logger,
+    backfill: mrms.backfill,
+    pollMs: mrms.pollS * 1000,
+    lease: options.lease,
+    leaseRenewMs: options.leaseRenewMs,
+    events: options.registry ? createMrmsMetrics(options.registry) : undefined,
+  });
+  if (options.registry) mrmsGauges(options.registry, follower);
+  let stopping: Promise<void> | undefined;
+  return {
+    follower,
+    component: {
+      name: 'mrms',
+      start: async () => {
+        logger.info(
+          { feed: feed.describe, product: mrms.productLevel, backfill: mrms.backfill },
+          'mrms follower starting',
+        );
+        await follower.start();
+      },
+      stop: () =>
+        (stopping ??= (async () => {
+          await follower.stop();
+          await pool.close();
+          await connections.stop();
+        })()),
+    },
+  };
+}
+
+/** The in-process MRMS follower of an embedded replica (`RADAR_SOURCE=mrms`): starts in the background. */
+export function backgroundMrms(
+  sink: FrameSink,
+  mrms: MrmsSettings,
+  logger: Logger,
+  registry: Registry,
+): Component {
+  const { component } = mrmsFollowerComponent(sink, mrms, logger.child({ component: 'mrms' }), {
+    registry,
+  });
+  return {
+    name: 'mrms',
+    start: async () => {
+      void component.start();
+    },
+    stop: () => component.stop(),
+  };
+}
+
+/** A running `npm run mrms` follower. */
+export interface RunningMrmsProducer {
+  readonly adminPort: number;
+  readonly owner: string;
+  readonly follower: MrmsFollower;
+  /** Settles once the first pass is over (the backfill), or at once as a waiting follower. */
+  readonly firstPass: Promise<void>;
+  readonly shutdown: () => Promise<void>;
+}
+
+/**
+ * `npm run mrms` without `--file`: the follower publishing into the configured archive store,
+ * with the leader lease when `REDIS_URL` is set (alone otherwise), metrics and health on the
+ * admin port. Resolves once listening; the follower starts in the background (`firstPass`).
+ */
+export async function buildMrmsProducer(
+  config: Config,
+  overrides: MrmsOverrides = {},
+): Promise<RunningMrmsProducer> {
+  const logger = overrides.logger ?? createLogger(config.logLevel, { service: 'radar-mrms' });
+  const owner =
+    overrides.owner ?? `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const registry = createRegistry();
+  // Uploads of whole archives get a longer first-byte limit than range reads.
+  const archives =
+    config.archives.kind === 's3'
+      ? openArchives(config.archives, logger, {
+          timeoutMs: Math.max(config.archives.timeoutMs, 10_000),
+        })
+      : openArchives(config.archives, logger);
+  await archives.prepare();
+  const redis =
+    config.catalog.kind === 'redis' ? connectRedis(config.catalog, logger, 'mrms') : undefined;
+  const ttlMs = overrides.leaseTtlMs ?? LEASE_TTL_MS;
+  const { follower, component } = mrmsFollowerComponent(archives.frameSink(), config.mrms, logger, {
+    registry,
+    lease: redis ? redisLeaderLease(redis, owner, ttlMs, MRMS_LEADER_KEY) : undefined,
+    leaseRenewMs: ttlMs / 3,
+  });
+  let firstPass: Promise<void> = Promise.resolve();
+  const components: Component[] = [
+    {
+      name: 'mrms',
+      // In the background: signals and the admin port work during a long backfill.
+      start: async () => {
+        firstPass = (async () => {
+          // The first lease attempt must not race the connection handshake.
+          if (redis) await waitForRedisReady(redis.client, 5000).catch(() => {});
+          await component.start();
+        })();
+      },
+      stop: async () => {
+        await component.stop(); // interrupts a backfill after the frame in flight
+        await firstPass.catch(() => undefined);
+      },
+    },
+  ];
+
+  let shuttingDown = false;
+  const admin = createAdminServer({
+    readiness: () => (shuttingDown ? { ready: false, reason: 'shutting down' } : { ready: true }),
+    metrics: () => exposition(registry),
+  });
+  const adminPort = await listen(admin, config.admin.port, config.admin.host);
+  const shutdown = createShutdown({
+    logger,
+    drains: [],
+    lateServers: [admin],
+    drainS: 0,
+    beginShutdown: () => {
+      shuttingDown = true;
+    },
+    closers: [
+      ...stoppers(components),
+      () => archives.connections.stop(),
+      ...(redis ? [() => redis.connections.stop()] : []),
+    ],
+  });
+  try {
+    await startAll(components);
+  } catch (error) {
+    await shutdown();
+    throw error;
+  }
+  logger.info({ owner, adminPort, leader: follower.isLeader() }, 'mrms producer running');
+  return { adminPort, owner, follower, firstPass, shutdown };
+}

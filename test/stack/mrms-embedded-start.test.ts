@@ -1,0 +1,71 @@
+/**
+ * `RADAR_SOURCE=mrms npm start`: the embedded service (the built entry point, no Redis, no
+ * object store) runs the MRMS follower in-process instead of the simulator. Here its source is
+ * a local directory holding the real NOAA sample (`MRMS_SOURCE=/path`), so nothing reaches the
+ * network: the frame is published into the data directory, listed and served, and the API's
+ * own metrics count it.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { request } from '../harness/http-client';
+import { seriesValue } from '../harness/mrms-producer';
+import { API_ENTRY, freePort, spawnNode } from '../harness/spawned-api';
+import { waitFor } from '../harness/wait';
+import { SAMPLE_TIMESTAMP } from '../fixtures/mrms-frames';
+import { mrmsSample, REFLECTIVITY_SAMPLE } from '../fixtures/mrms-sample';
+
+jest.setTimeout(120_000);
+
+let cwd: string;
+beforeAll(async () => {
+  cwd = await fs.mkdtemp(path.join(os.tmpdir(), 'radar-mrms-start-'));
+  await fs.mkdir(path.join(cwd, 'mrms'));
+  await fs.symlink(mrmsSample(REFLECTIVITY_SAMPLE), path.join(cwd, 'mrms', REFLECTIVITY_SAMPLE));
+});
+afterAll(() => fs.rm(cwd, { recursive: true, force: true }));
+
+it('publishes and serves MRMS frames instead of simulated ones', async () => {
+  const [port, adminPort] = [await freePort(), await freePort()];
+  const proc = spawnNode(API_ENTRY, {
+    cwd,
+    env: {
+      PORT: String(port),
+      ADMIN_PORT: String(adminPort),
+      HOST: '127.0.0.1',
+      RADAR_SOURCE: 'mrms',
+      MRMS_SOURCE: 'mrms', // relative to the working directory, like ./data
+      RADAR_RETENTION_S: String(10 * 365 * 86400), // the sample is from 2023
+    },
+  });
+  try {
+    const [, key] = await proc.waitFor(/API key: (\S+)/);
+    const [, app] = await proc.waitFor(/App id:\s+(\S+)/);
+    const headers = { Authorization: `Bearer ${key}`, 'X-App': `Bearer ${app}` };
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor(
+      async () => (await request(base, '/status.json', { headers })).status === 200,
+      60_000,
+      'a frame listed',
+      200,
+    );
+    const status = await request(base, '/status.json', { headers });
+    // Only the MRMS frame: no simulated one was made.
+    expect(status.json()).toEqual({
+      healthy: false,
+      latest: SAMPLE_TIMESTAMP,
+      timestamps: [SAMPLE_TIMESTAMP],
+    });
+    expect(await fs.readdir(path.join(cwd, 'data'))).toEqual([`${SAMPLE_TIMESTAMP}.pmtiles`]);
+    const range = await request(base, `/tiles/${SAMPLE_TIMESTAMP}.pmtiles`, {
+      headers: { ...headers, Range: 'bytes=0-16383' },
+    });
+    expect(range.status).toBe(206);
+    const metrics = (await request(`http://127.0.0.1:${adminPort}`, '/metrics')).body.toString();
+    expect(seriesValue(metrics, 'radar_mrms_frames_converted_total')).toBe(1);
+    expect(seriesValue(metrics, 'radar_mrms_leader')).toBe(1);
+    expect(metrics).toContain('radar_http_requests_total');
+  } finally {
+    expect(await proc.stop('SIGTERM')).toBe(0);
+  }
+});
