@@ -22,15 +22,19 @@ export interface Answer {
   readonly body?: Buffer | Readable;
   /** `Content-Length` (the same for GET and HEAD); absent for 204 and 304. */
   readonly length?: number;
-  /** The authorised caller, once known (logs, usage). */
-  readonly caller?: Caller;
+  /**
+   * The authorised caller, once known (logs, usage). Set by the core on the answer a route
+   * returns (every answer is a fresh object, owned by its request), so the hot path copies
+   * nothing to add it.
+   */
+  caller?: Caller;
   /**
    * A 401/403 to a request that named a known key (disabled, app unknown or not bound, origin
    * refused): that key's id, so usage counts the refusal for it. Absent otherwise.
    */
   readonly refusedKey?: string;
   /** The rate decision, once a point was spent: every answer from then on reports it. */
-  readonly rate?: RateDecision;
+  rate?: RateDecision;
   /** A CORS preflight: the writer adds the preflight headers instead of the actual ones. */
   readonly preflight?: boolean;
   /** The client left before the answer was decided: nothing is written, the socket is cut. */

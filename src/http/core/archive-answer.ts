@@ -124,16 +124,12 @@ export function createArchiveAnswerer(
     if (plan.kind === 'not-modified') return { status: 304, route: ARCHIVE_ROUTE, headers: common };
     const headers = [...common, 'Content-Type', PMTILES_CONTENT_TYPE];
     if (plan.contentRange !== undefined) headers.push('Content-Range', plan.contentRange);
-    const answer: Answer = {
-      status: plan.status,
-      route: ARCHIVE_ROUTE,
-      headers,
-      length: plan.window.length,
-    };
-    if (request.method !== 'GET') return answer;
-    const body = openBody(deps.store, plan.meta, plan.window, request, caller);
+    const { status, window } = plan;
+    const length = window.length;
+    if (request.method !== 'GET') return { status, route: ARCHIVE_ROUTE, headers, length };
+    const body = openBody(deps.store, plan.meta, window, request, caller);
     return body instanceof Promise
-      ? body.then((opened) => ({ ...answer, body: opened }))
-      : { ...answer, body };
+      ? body.then((opened) => ({ status, route: ARCHIVE_ROUTE, headers, length, body: opened }))
+      : { status, route: ARCHIVE_ROUTE, headers, length, body };
   };
 }

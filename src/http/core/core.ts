@@ -102,6 +102,13 @@ interface CredentialedMatch {
 /** What the handler of a route without credentials gets: the request alone. */
 type OpenHandler = (request: CoreRequest) => Answer | Promise<Answer>;
 
+/** Completes a route's fresh answer with who asked and the point it spent. */
+function decided(answer: Answer, caller: Caller, rate: RateDecision): Answer {
+  answer.caller = caller;
+  answer.rate = rate;
+  return answer;
+}
+
 export function createCore(deps: CoreDeps): Core {
   const authorise = createAuthoriser(deps.keys, deps.onAuthFailure);
   const onDecision = deps.onRateDecision ?? (() => {});
@@ -146,19 +153,18 @@ export function createCore(deps: CoreDeps): Core {
     rate: RateDecision,
   ): Answer | Promise<Answer> => {
     const route = match.route.template;
-    const decided = { caller, rate };
     let answer: Answer | Promise<Answer>;
     try {
       answer = handlers[match.route.kind](request, match.params, caller);
     } catch (err) {
-      return fail(err, request, route, decided);
+      return fail(err, request, route, { caller, rate });
     }
     if (answer instanceof Promise)
       return answer.then(
-        (settled) => ({ ...settled, caller, rate }),
-        (err: unknown) => fail(err, request, route, decided),
+        (settled) => decided(settled, caller, rate),
+        (err: unknown) => fail(err, request, route, { caller, rate }),
       );
-    return { ...answer, caller, rate };
+    return decided(answer, caller, rate);
   };
 
   /** The answer of a route without credentials; a throw or a rejection becomes the error answer. */

@@ -196,12 +196,12 @@ export function createTileAnswerer(deps: TileRouteDeps): TileAnswerer {
     }
     if (head.encoding !== undefined) headers.push('Content-Encoding', head.encoding);
     if (scheme === undefined) {
-      const sent: Answer = { status: 200, route, headers, length: window.length };
-      if (request.method !== 'GET') return sent;
+      const length = window.length;
+      if (request.method !== 'GET') return { status: 200, route, headers, length };
       const body = openBody(deps.store, meta, window, request, caller);
       return body instanceof Promise
-        ? body.then((opened) => ({ ...sent, body: opened }))
-        : { ...sent, body };
+        ? body.then((opened) => ({ status: 200, route, headers, length, body: opened }))
+        : { status: 200, route, headers, length, body };
     }
     // In a scheme even HEAD needs the bytes: the length is the recoloured tile's.
     const recoloured = (stored: Buffer): Answer => {
