@@ -26,9 +26,12 @@ const CONUS: [[number, number], [number, number]] = [
   [-66, 50],
 ];
 
-/** Where the base map comes from; links open in a new tab (the page itself loads nothing remote). */
+/**
+ * Where the base map comes from; links open in a new tab (the page itself loads nothing
+ * remote). The radar's own attribution comes from each archive's metadata (simulated, or
+ * NOAA MRMS), through its map source.
+ */
 const ATTRIBUTION = [
-  'Simulated radar',
   link('https://maplibre.org/', 'MapLibre'),
   `US states: ${link('https://www.census.gov/geographies/mapping-files.html', 'US Census')} via ${link('https://github.com/topojson/us-atlas', 'us-atlas')}`,
   `Land: ${link('https://www.naturalearthdata.com/', 'Natural Earth')} via ${link('https://github.com/topojson/world-atlas', 'world-atlas')}`,

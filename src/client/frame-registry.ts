@@ -70,12 +70,15 @@ export type ProtocolHandler = (
   abortController: AbortController,
 ) => Promise<{ data: unknown }>;
 
-/** The archive key inside a `pmtiles://` request URL (TileJSON or `/{z}/{x}/{y}` tile). */
+/**
+ * The archive key inside a `pmtiles://` request URL: TileJSON, or a `/{z}/{x}/{y}` tile, with
+ * the tile type's extension when the protocol read the archive's metadata (`.png`).
+ */
 export function protocolKey(url: string): string | undefined {
   const prefix = `${PMTILES_SCHEME}://`;
   if (!url.startsWith(prefix)) return undefined;
   const rest = url.slice(prefix.length);
-  const tile = /^(.+)\/\d+\/\d+\/\d+$/.exec(rest);
+  const tile = /^(.+)\/\d+\/\d+\/\d+(?:\.[a-z]+)?$/.exec(rest);
   return tile ? tile[1] : rest;
 }
 

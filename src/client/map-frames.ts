@@ -116,7 +116,9 @@ export function recolouringHandler(
 /** Adds radar frames to `options.map`; call after the map's `load` event. */
 export function createRadarFrames(options: RadarFramesOptions): RadarFrames {
   const { map, client } = options;
-  const protocol = options.protocol ?? new Protocol();
+  // `metadata: true`: each frame's source carries its archive's attribution (the simulator's,
+  // or NOAA's MRMS), which the map's attribution control shows while the frame is on screen.
+  const protocol = options.protocol ?? new Protocol({ metadata: true });
   const ownsProtocol = options.protocol === undefined;
   let recolour: PaletteRewrite | undefined;
   if (ownsProtocol) {

@@ -93,6 +93,13 @@ it('shows the squall line from Texas to the Ohio Valley, and nothing where no ra
   await mapIdle();
   expect(await page.getAttribute('#time-utc', 'data-timestamp')).toBe(SAMPLE_TIMESTAMP);
   expect(await page.textContent('#frame-count')).toBe('Frame 1 of 1');
+  // Credited to NOAA's MRMS, from the archive's metadata, not to the simulator.
+  await page.waitForFunction(
+    () => document.querySelector('.maplibregl-ctrl-attrib')?.textContent?.includes('MRMS'),
+    undefined,
+    { timeout: 10_000 },
+  );
+  expect(await page.textContent('.maplibregl-ctrl-attrib')).not.toContain('imulat');
 
   const shot = path.join(workDir, 'viewer-mrms.png');
   await page.screenshot({ path: shot });

@@ -111,6 +111,12 @@ it('shows palette-coloured radar over CONUS with the demo credentials pre-filled
   expect(await page.textContent('#quota')).toMatch(/Requests left: \d+\/1000/);
   await page.waitForSelector('#legend[data-scheme="nws"]', { timeout: 30_000 });
   expect(await page.locator('.legend-swatch').count()).toBe(15);
+  // The radar's credit comes from the shown archive's metadata (here the simulator's).
+  await page.waitForFunction(
+    () => document.querySelector('.maplibregl-ctrl-attrib')?.textContent?.includes('simulator'),
+    undefined,
+    { timeout: 10_000 },
+  );
 
   const shot = path.join(workDir, 'viewer.png');
   await page.screenshot({ path: shot });

@@ -91,5 +91,9 @@ it('protocolKey extracts the archive URL from TileJSON and tile URLs', () => {
   expect(protocolKey('pmtiles://http://h:1/tiles/202611221400.pmtiles/4/3/5')).toBe(
     'http://h:1/tiles/202611221400.pmtiles',
   );
+  // With `metadata: true` the protocol's TileJSON names tiles with the type's extension.
+  expect(protocolKey('pmtiles://http://h:1/tiles/202611221400.pmtiles/4/3/5.png')).toBe(
+    'http://h:1/tiles/202611221400.pmtiles',
+  );
   expect(protocolKey('https://example.com/x')).toBeUndefined();
 });
