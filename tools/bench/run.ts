@@ -26,7 +26,6 @@ import {
   fullArchiveScenario,
   leaseScenario,
   profileScenario,
-  redisCommandsScenario,
   type IdleCpu,
   hotRangeScenario,
   tileScenario,
@@ -40,6 +39,7 @@ import {
   type ScenarioContext,
 } from './scenarios';
 import { INGEST_POLL_S, startTopology } from './topology';
+import { redisCommandsScenario } from './redis-commands';
 import { usageScenario } from './usage';
 import { runMrmsScenario, type MrmsBenchResult } from './mrms';
 import { mrmsOnly } from './mrms-only';

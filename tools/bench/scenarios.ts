@@ -5,7 +5,6 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { closeRedisClient, waitForRedisReady } from '../../src/adapters/redis/client';
 import { parseTimestamp, formatTimestamp } from '../../src/domain/timestamps';
 import { breakDown, readNewestProfile, type ProfileBreakdown } from './cpu-profile';
 import { measureLeaseAccuracy, type LeaseAccuracy } from './lease-accuracy';
@@ -16,14 +15,7 @@ import { mapClientPlans } from './map-plan';
 import type { BenchOptions } from './options';
 import { measurePublishToVisible, type PublishVisibleResult } from './publish-visible';
 import { log, type Endpoint, type Runner } from './runner';
-import {
-  DEFAULT_LIMIT,
-  DEFAULT_LIMIT_HEADERS,
-  populateCatalog,
-  redisClient,
-  startRedisWithKeys,
-  type Replica,
-} from './service';
+import { populateCatalog, startRedisWithKeys, type Replica } from './service';
 import { captureStatus, INGEST_POLL_S, type Topology } from './topology';
 import { coldWindows, firstTouchWindows, hotTiles, hotWindows, tilesPath } from './windows';
 
@@ -362,71 +354,6 @@ export async function publishScenario({
     uploads,
     pollIntervalS: INGEST_POLL_S,
   });
-}
-
-/** Commands Redis has processed so far (`INFO stats`), the limiter's inner script calls included. */
-export async function redisCommandsProcessed(url: string): Promise<number> {
-  const client = redisClient(url);
-  try {
-    await waitForRedisReady(client, 5000);
-    const info = await client.info('stats');
-    return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? Number.NaN);
-  } finally {
-    await closeRedisClient(client);
-  }
-}
-
-/**
- * Requests of the default-limit run: 75 % of the key's 1,200 points per 60 s, so the measured
- * window never runs out of quota (every answer is allowed) and fits one rate window.
- */
-export const DEFAULT_LIMIT_REQUESTS = Math.floor(DEFAULT_LIMIT * 0.75);
-
-/**
- * Map clients through nginx and both replicas, with Redis's command count over the measured
- * window: once with the bench key (limit 10^9, warmed up, a fixed duration) and once with a key
- * at the default limit (1,200 per 60 s) that nothing touched before: no warm-up (it would spend
- * the quota, as it did before), exactly DEFAULT_LIMIT_REQUESTS requests from the key's first
- * one, so the figure includes the leases' ramp-up from a fresh key and is commands per
- * *allowed* request, as the target says.
- */
-export async function redisCommandsScenario(
-  ctx: ScenarioContext,
-  sequences: Sequences,
-): Promise<void> {
-  const { topo, runner } = ctx;
-  const variants: Array<
-    [string, Readonly<Record<string, string>> | undefined, number | undefined]
-  > = [
-    ['nginx + 2 replicas, key limit 10^9', undefined, undefined],
-    [
-      `nginx + 2 replicas, fresh key at the default limit, ${DEFAULT_LIMIT_REQUESTS} requests`,
-      DEFAULT_LIMIT_HEADERS,
-      DEFAULT_LIMIT_REQUESTS,
-    ],
-  ];
-  for (const [against, headers, amount] of variants) {
-    const endpoint: Endpoint = {
-      ...topo.endpoints.edge,
-      against,
-      ...(headers ? { headers } : {}),
-    };
-    const before = await redisCommandsProcessed(topo.redis.url);
-    const run = await runner.measure('redis commands', endpoint, {
-      sequences,
-      // A 429 would mean the leases stranded points before the quota ran out: an error here.
-      expect: [206],
-      connections: sequences.length,
-      ...(amount !== undefined ? { amount, skipWarmup: true } : {}),
-    });
-    const commands = (await redisCommandsProcessed(topo.redis.url)) - before - 1;
-    const counts = run.result.statusCounts;
-    const allowed = run.result.responses - (counts['429'] ?? 0);
-    Object.assign(run, { redisCommandsPerAllowed: commands / Math.max(1, allowed) });
-    log(
-      `${run.id}: ${commands} Redis commands for ${allowed} allowed responses (${(commands / Math.max(1, allowed)).toFixed(4)} per allowed), ${counts['429'] ?? 0} refused`,
-    );
-  }
 }
 
 /** CPU of the profiled replica per request, by pipeline part, for status and hot ranges. */

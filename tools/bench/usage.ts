@@ -7,24 +7,14 @@
  * hot-range row of the same run (usage on).
  */
 import type { Replica } from './service';
-import { httpGet } from './processes';
+import { redisCommandsProcessed } from './redis-commands';
 import { log, type Endpoint } from './runner';
-import { redisCommandsProcessed, type ScenarioContext } from './scenarios';
+import type { ScenarioContext } from './scenarios';
+import { startUsageOffEdge, usageFlushes as flushes } from './usage-edge';
 import { hotWindows } from './windows';
 
 /** The replicas' flush period: the production default of `RADAR_USAGE_FLUSH_S`. */
 export const USAGE_FLUSH_S = 5;
-
-/** Usage flushes the replicas acknowledged so far (their `radar_usage_flushes_total{outcome="ok"}`). */
-async function flushes(replicas: readonly Replica[]): Promise<number> {
-  let sum = 0;
-  for (const r of replicas) {
-    const text = (await httpGet(`http://127.0.0.1:${r.adminPort}/metrics`)).body.toString();
-    const m = /^radar_usage_flushes_total\{outcome="ok"\} (\S+)$/m.exec(text);
-    sum += m ? Number(m[1]) : 0;
-  }
-  return sum;
-}
 
 export async function usageScenario(ctx: ScenarioContext): Promise<void> {
   const { opts, runner, topo, frames } = ctx;
@@ -52,31 +42,18 @@ export async function usageScenario(ctx: ScenarioContext): Promise<void> {
     topo.api2,
   ]);
 
-  const off = [
-    await topo.replica('api-off-1', topo.redis.url, frames.length, { RADAR_USAGE: '0' }),
-    await topo.replica('api-off-2', topo.redis.url, frames.length, { RADAR_USAGE: '0' }),
-  ];
-  const edge = await topo.edgeOver('nginx-off', off);
-  await measure(
-    {
-      against: 'nginx + 2 replicas, RADAR_USAGE=0',
-      kind: 'service',
-      url: edge.url,
-      shown: ['nginx-off', 'api-off-1', 'api-off-2', 'redis'],
-    },
-    off,
-  );
+  const off = await startUsageOffEdge(ctx, 'off');
+  await measure({ ...off.endpoint, against: 'nginx + 2 replicas, RADAR_USAGE=0' }, off.replicas);
   // The hot-range row of a replica without usage, beside the hot-range rows of this run.
   await runner.measure(
     'hot-range',
     {
       against: 'replica (direct), RADAR_USAGE=0',
       kind: 'service',
-      url: off[0]!.url,
+      url: off.replicas[0]!.url,
       shown: ['api-off-1', 'redis'],
     },
     { sequences, expect: [206], connections: opts.connections },
   );
-  await topo.stopReplica('api-off-1', off[0]!);
-  await topo.stopReplica('api-off-2', off[1]!);
+  await off.stop();
 }
