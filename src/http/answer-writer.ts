@@ -13,6 +13,12 @@ import { clientAddressOf } from './core/request';
 import type { CorsPolicy } from './core/cors';
 import type { RequestRecorder } from './request-recorder';
 
+/**
+ * The header every response carries so browsers never sniff a type; also written by the raw
+ * answers to requests Node's parser refused (`client-error.ts`), which have no `Answer`.
+ */
+export const NOSNIFF = ['X-Content-Type-Options', 'nosniff'] as const;
+
 export interface AnswerWriterDeps {
   readonly cors: CorsPolicy;
   readonly recorder: RequestRecorder;
@@ -44,8 +50,8 @@ export function createAnswerWriter(deps: AnswerWriterDeps): AnswerWriter {
     lines.push(
       'X-Request-Id',
       requestId,
-      'X-Content-Type-Options',
-      'nosniff',
+      NOSNIFF[0],
+      NOSNIFF[1],
       'Vary',
       answer.vary === undefined || answer.vary === '' ? 'Origin' : `Origin, ${answer.vary}`,
     );

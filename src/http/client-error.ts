@@ -11,6 +11,7 @@ import {
   RequestTimeoutError,
   type HttpError,
 } from '../errors';
+import { NOSNIFF } from './answer-writer';
 
 function errorFor(code: string | undefined): HttpError {
   if (code === 'HPE_HEADER_OVERFLOW') return new HeaderFieldsTooLargeError();
@@ -29,7 +30,7 @@ export function rawErrorResponse(error: HttpError): string {
     `HTTP/1.1 ${status} ${message}\r\n` +
     'Content-Type: application/json\r\n' +
     `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-    'X-Content-Type-Options: nosniff\r\n' +
+    `${NOSNIFF[0]}: ${NOSNIFF[1]}\r\n` +
     extra +
     'Connection: close\r\n\r\n' +
     body
