@@ -18,33 +18,64 @@ export function archivePath(timestamp: string): string {
  * The source of `timestamp`'s archive. Its key is the archive's absolute URL, so a MapLibre
  * style can name it as `pmtiles://{url}`. Published archives never change, so a changed strong
  * ETag raises pmtiles' `EtagMismatch` (pmtiles then reloads the header once).
+ *
+ * The first read (offset 0, pmtiles asks for 16 KiB) is kept: the service's archives hold the
+ * header, the root directory and the metadata in it, so a later read inside it (the metadata,
+ * which pmtiles fetches on its own for attribution, or a small tile) is answered from memory
+ * instead of spending another request of the key's rate limit.
  */
 export function createArchiveSource(transport: RadarTransport, timestamp: string): Source {
   const path = archivePath(timestamp);
   const key = transport.url(path);
+  /** The answer to the last read at offset 0, whose bytes later reads inside it reuse. */
+  let head: RangeResponse | undefined;
+
+  const fetchBytes = async (
+    offset: number,
+    length: number,
+    signal: AbortSignal | undefined,
+    etag: string | undefined,
+  ): Promise<RangeResponse> => {
+    const response = await transport.get(path, {
+      headers: { Range: `bytes=${offset}-${offset + length - 1}` },
+      signal,
+    });
+    let newEtag = response.headers.get('ETag') ?? undefined;
+    if (newEtag?.startsWith('W/')) newEtag = undefined;
+    if (etag && newEtag && newEtag !== etag) {
+      head = undefined;
+      await response.body?.cancel().catch(() => undefined);
+      throw new EtagMismatch(`archive ${timestamp} changed: ETag ${etag} -> ${newEtag}`);
+    }
+    let data = await response.arrayBuffer();
+    // 200 means the whole archive came back (a range was ignored): cut out what was asked.
+    if (response.status === 200 && data.byteLength > length)
+      data = data.slice(offset, offset + length);
+    return {
+      data,
+      etag: newEtag,
+      cacheControl: response.headers.get('Cache-Control') ?? undefined,
+      expires: response.headers.get('Expires') ?? undefined,
+    };
+  };
+
   return {
     getKey: () => key,
     async getBytes(offset, length, signal, etag): Promise<RangeResponse> {
-      const response = await transport.get(path, {
-        headers: { Range: `bytes=${offset}-${offset + length - 1}` },
-        signal,
-      });
-      let newEtag = response.headers.get('ETag') ?? undefined;
-      if (newEtag?.startsWith('W/')) newEtag = undefined;
-      if (etag && newEtag && newEtag !== etag) {
-        await response.body?.cancel().catch(() => undefined);
-        throw new EtagMismatch(`archive ${timestamp} changed: ETag ${etag} -> ${newEtag}`);
+      // Offset 0 is the header read, also pmtiles' reload after a changed ETag: always fetched.
+      if (offset === 0) {
+        head = await fetchBytes(offset, length, signal, etag);
+        return head;
       }
-      let data = await response.arrayBuffer();
-      // 200 means the whole archive came back (a range was ignored): cut out what was asked.
-      if (response.status === 200 && data.byteLength > length)
-        data = data.slice(offset, offset + length);
-      return {
-        data,
-        etag: newEtag,
-        cacheControl: response.headers.get('Cache-Control') ?? undefined,
-        expires: response.headers.get('Expires') ?? undefined,
-      };
+      const kept = head;
+      if (
+        kept !== undefined &&
+        offset + length <= kept.data.byteLength &&
+        (etag === undefined || etag === kept.etag)
+      ) {
+        return { ...kept, data: kept.data.slice(offset, offset + length) };
+      }
+      return fetchBytes(offset, length, signal, etag);
     },
   };
 }

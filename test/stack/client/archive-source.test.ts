@@ -14,7 +14,8 @@ import { recordingFetch } from '../../harness/recording-fetch';
 const TS = '202611221400';
 // Zooms 0..7 with small tiles: enough entries for leaf directories, so several ranges are read.
 const tiles = pyramid(7, 64);
-const archive = archiveOf(tiles, 7, { timestamp: TS });
+const metadata = { timestamp: TS, attribution: 'Test radar' };
+const archive = archiveOf(tiles, 7, metadata);
 const credentials = { apiKey: KEYS.good, appId: APPS.web };
 let api: EmbeddedApi;
 
@@ -41,7 +42,9 @@ it('reads the header and tiles byte-identical, sending both credentials on every
     const tile = await reader.getZxy(z, x, y);
     expect(Buffer.from(tile!.data).equals(tileBytes(z, x, y, 64))).toBe(true);
   }
-  expect(recorder.requests.length).toBeGreaterThanOrEqual(4);
+  // The header read, then leaf directories and tiles past its first 16 KiB (tiles inside it
+  // come from that read: see the next test).
+  expect(recorder.requests.length).toBeGreaterThanOrEqual(3);
   for (const request of recorder.requests) {
     expect(request.headers.authorization).toBe(`Bearer ${KEYS.good}`);
     expect(request.headers['x-app']).toBe(`Bearer ${APPS.web}`);
@@ -61,6 +64,23 @@ it('returns exactly the requested bytes with the strong ETag and caching headers
   expect(Buffer.from(got.data).equals(archive.subarray(100, 150))).toBe(true);
   expect(got.etag).toMatch(/^"[0-9a-f]+"$/);
   expect(got.cacheControl).toBe('private, max-age=31536000, immutable');
+});
+
+it('reads inside the first 16 KiB (the metadata pmtiles fetches for attribution) from memory, not with another request', async () => {
+  const recorder = recordingFetch();
+  const client = createRadarClient({ baseUrl: api.baseUrl, credentials, fetch: recorder.fetch });
+  const reader = client.openArchive(TS);
+  const header = await reader.getHeader();
+  const afterHeader = recorder.requests.length;
+  expect(afterHeader).toBe(1);
+  expect(header.jsonMetadataOffset + header.jsonMetadataLength).toBeLessThanOrEqual(16_384);
+  expect(await reader.getMetadata()).toEqual(metadata);
+  expect(recorder.requests.length).toBe(afterHeader);
+  // A range past the first read still goes to the service, byte-identical.
+  const far = archive.length - 40;
+  const got = await reader.source.getBytes(far, 40, undefined, header.etag);
+  expect(Buffer.from(got.data).equals(archive.subarray(far))).toBe(true);
+  expect(recorder.requests.length).toBe(afterHeader + 1);
 });
 
 it('a changed ETag raises pmtiles EtagMismatch, so pmtiles reloads the header', async () => {
