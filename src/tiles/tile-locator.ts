@@ -45,8 +45,8 @@ export interface TileLocator {
   locate(meta: ArchiveMeta, tileId: number): Promise<ByteWindow | undefined>;
   /**
    * `header` and `locate` answered from memory alone, or undefined when a load (or an error
-   * the async calls would report) is needed: lets the request fast path answer hot tiles
-   * without a promise.
+   * the async calls would report) is needed: lets the core answer hot tiles without a
+   * promise.
    */
   peek(meta: ArchiveMeta, tileId: number): LocatedTile | undefined;
   /** The archive's JSON metadata object (`{}` when absent or not an object). */

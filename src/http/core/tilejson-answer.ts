@@ -31,7 +31,7 @@ export interface TileJsonRouteDeps {
 }
 
 /** The TileJSON 3.0.0 fields this service fills. */
-export interface TileJson {
+interface TileJson {
   readonly tilejson: '3.0.0';
   readonly name: string;
   readonly description?: string;
@@ -48,11 +48,8 @@ export interface TileJson {
 const text = (value: unknown): string | undefined =>
   typeof value === 'string' && value.length > 0 ? value : undefined;
 
-/**
- * Builds the document (pure; exported for tests and the client library's types); with
- * `schemeId` its tiles are those of that colour scheme.
- */
-export function buildTileJson(
+/** Builds the document (pure); with `schemeId` its tiles are those of that colour scheme. */
+function buildTileJson(
   baseUrl: string,
   timestamp: string,
   header: PmtilesHeader,
