@@ -14,14 +14,9 @@
  * cannot be recoloured: that is the service's own inconsistency, answered 500 and logged.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type {
-  ArchiveBody,
-  ArchiveMeta,
-  ArchiveStore,
-  ByteWindow,
-  CatalogReader,
-} from '../../domain/ports';
+import type { ArchiveMeta, ArchiveStore, ByteWindow, CatalogReader } from '../../domain/ports';
 import { parseTimestamp } from '../../domain/timestamps';
+import { readWhole } from '../../shared/read-whole';
 import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../errors';
 import { Compression, TileType, type PmtilesHeader } from '../../pmtiles/header';
 import { zxyToTileId } from '../../pmtiles/tile-id';
@@ -142,14 +137,6 @@ export function planTileHead(
   ];
   if (precondition === 'not-modified') return { kind: 'not-modified', headers };
   return { kind: 'send', headers, encoding: TILE_ENCODING[header.tileCompression] };
-}
-
-/** Reads a body whole (a tile is a few KiB): a Buffer as it is, a stream to its end. */
-async function readWhole(body: ArchiveBody): Promise<Buffer> {
-  if (Buffer.isBuffer(body)) return body;
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
 }
 
 /** The tile answerer's signature: `params` are `[timestamp, z, x, y]`. */
