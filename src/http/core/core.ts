@@ -39,6 +39,7 @@ import type { PublicBaseUrl } from './public-base-url';
 import type { CoreRequest } from './request';
 import { createOpenApiAnswerer } from './openapi-answer';
 import {
+  ALLOWED_METHODS,
   type CredentialedRoute,
   type CredentialedRouteKind,
   matchRoute,
@@ -49,9 +50,6 @@ import {
 import { createStatusAnswerer } from './status-answer';
 import { createTileAnswerer } from './tile-answer';
 import { createTileJsonAnswerer } from './tilejson-answer';
-
-/** The methods every API route allows (`Allow` of a 405 and of a plain OPTIONS). */
-export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
 
 /** Observer of every rate decision (metrics): allowed or not, and the key's tier (its limit). */
 export type RateDecisionListener = (allowed: boolean, limit: number) => void;

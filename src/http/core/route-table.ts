@@ -42,6 +42,11 @@ export const SCHEME_TILE_ROUTE = '/tiles/:timestamp/:scheme/:z/:x/:y.png';
 export const LEGEND_ROUTE = '/legend.json';
 export const OPENAPI_ROUTE = '/openapi.json';
 
+/** The methods every route allows: GET and HEAD answer, OPTIONS describes (CORS, `Allow`). */
+export const ROUTE_METHODS = ['GET', 'HEAD', 'OPTIONS'] as const;
+/** `Allow` of a 405 and of a plain OPTIONS, on every route (and of a refused `CONNECT`). */
+export const ALLOWED_METHODS = ROUTE_METHODS.join(', ');
+
 export const ROUTES: readonly Route[] = [
   { kind: 'status', template: STATUS_ROUTE, needsCredentials: true },
   { kind: 'archive', template: ARCHIVE_ROUTE, needsCredentials: true },
