@@ -43,6 +43,7 @@ import {
   type CredentialedRoute,
   type CredentialedRouteKind,
   matchRoute,
+  needsCredentials,
   type OpenRouteKind,
   pathOf,
   ROUTES,
@@ -232,7 +233,7 @@ export function createCore(deps: CoreDeps): Core {
       return errorAnswer(new MethodNotAllowedError(ALLOWED_METHODS), match.route.template);
     }
     const route = match.route;
-    if (!route.needsCredentials) return runOpen(request, route.kind, route.template);
+    if (!needsCredentials(route)) return runOpen(request, route.kind, route.template);
     const credentialed: CredentialedMatch = { route, params: match.params };
     const authorisation = authorise(request.headers, request.rawHeaders);
     if (authorisation instanceof Promise)
