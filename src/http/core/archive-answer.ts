@@ -26,35 +26,55 @@ export const PMTILES_CONTENT_TYPE = 'application/vnd.pmtiles';
 export interface ArchiveRouteDeps {
   readonly catalog: CatalogReader;
   readonly store: ArchiveStore;
-  /** `private` by default; operators may switch to `public` for shared caches. */
-  readonly cacheControl: 'private' | 'public';
 }
 
 /**
- * The per-archive headers as flat pairs, made once per catalog entry (`cacheControl` from the
- * config) and shared by every answer about that archive version.
+ * What every answer about one archive version repeats (the archive's, its tiles' and its
+ * TileJSON's), as text made once per catalog entry instead of once per request.
  */
-export function archiveHeaderCache(
-  cacheControlSetting: 'private' | 'public',
-): (meta: ArchiveMeta) => readonly string[] {
+export interface ArchiveVersionHeaders {
+  /** `Last-Modified`: when the archive was stored, as an HTTP-date. */
+  readonly lastModified: string;
+  /** The archive's ETag without its quotes or weak prefix: a tile's ETag extends it. */
+  readonly opaqueEtag: string;
+  /** `Cache-Control` of everything the version addresses (immutable; `RADAR_CACHE_CONTROL`). */
+  readonly cacheControl: string;
+  /** The archive answer's own headers as flat pairs. */
+  readonly archive: readonly string[];
+}
+
+/** Reads an archive version's headers, made on first use per catalog entry. */
+export type ArchiveHeaderCache = (meta: ArchiveMeta) => ArchiveVersionHeaders;
+
+/**
+ * The per-version header cache the archive, tile and TileJSON answers share (`cacheControl`
+ * from the config), keyed by the catalog entry itself, so it goes with its snapshot.
+ */
+export function archiveHeaderCache(cacheControlSetting: 'private' | 'public'): ArchiveHeaderCache {
   const cacheControl = immutableCacheControl(cacheControlSetting);
-  const headerCache = new WeakMap<ArchiveMeta, readonly string[]>();
+  const cache = new WeakMap<ArchiveMeta, ArchiveVersionHeaders>();
   return (meta) => {
-    let headers = headerCache.get(meta);
-    if (!headers) {
-      headers = [
-        'Accept-Ranges',
-        'bytes',
-        'ETag',
-        meta.etag,
-        'Last-Modified',
-        meta.lastModified.toUTCString(),
-        'Cache-Control',
+    let version = cache.get(meta);
+    if (version === undefined) {
+      const lastModified = meta.lastModified.toUTCString();
+      version = {
+        lastModified,
+        opaqueEtag: meta.etag.replace(/^W\//, '').replace(/"/g, ''),
         cacheControl,
-      ];
-      headerCache.set(meta, headers);
+        archive: [
+          'Accept-Ranges',
+          'bytes',
+          'ETag',
+          meta.etag,
+          'Last-Modified',
+          lastModified,
+          'Cache-Control',
+          cacheControl,
+        ],
+      };
+      cache.set(meta, version);
     }
-    return headers;
+    return version;
   };
 }
 
@@ -66,8 +86,8 @@ export function archiveHeaderCache(
  */
 export function createArchiveAnswerer(
   deps: ArchiveRouteDeps,
+  versions: ArchiveHeaderCache,
 ): (request: CoreRequest, timestamp: string, caller: Caller) => Answer | Promise<Answer> {
-  const headersOf = archiveHeaderCache(deps.cacheControl);
   return (request, timestamp, caller) => {
     // Only valid timestamps are ever published: the parse decides 400 or 404 on a miss.
     const meta = deps.catalog.current().get(timestamp);
@@ -76,7 +96,7 @@ export function createArchiveAnswerer(
     const validators = { etag: meta.etag, lastModified: meta.lastModified };
     const precondition = evaluatePreconditions(request.headers, validators);
     if (precondition === 'precondition-failed') throw new PreconditionFailedError();
-    const common = headersOf(meta);
+    const common = versions(meta).archive;
     if (precondition === 'not-modified')
       return { status: 304, route: ARCHIVE_ROUTE, headers: common };
 

@@ -24,7 +24,7 @@ import type { Logger } from '../../logger';
 import type { OpenApiDocument } from '../../openapi/openapi-document';
 import type { TileLocator } from '../../tiles/tile-locator';
 import { type Answer, errorAnswer, UNMATCHED_ROUTE } from './answer';
-import { createArchiveAnswerer } from './archive-answer';
+import { archiveHeaderCache, createArchiveAnswerer } from './archive-answer';
 import {
   type AuthFailureListener,
   type Authorisation,
@@ -113,9 +113,11 @@ export function createCore(deps: CoreDeps): Core {
   const onDecision = deps.onRateDecision ?? (() => {});
   const failure = createFailureAnswerer(deps.logger);
   const status = createStatusAnswerer(deps.statusDocument);
-  const archive = createArchiveAnswerer(deps);
-  const tile = createTileAnswerer(deps);
-  const tileJson = createTileJsonAnswerer(deps);
+  // One header cache per archive version for the three answers about archives.
+  const versions = archiveHeaderCache(deps.cacheControl);
+  const archive = createArchiveAnswerer(deps, versions);
+  const tile = createTileAnswerer(deps, versions);
+  const tileJson = createTileJsonAnswerer(deps, versions);
   const legend = createLegendAnswerer(deps.cacheControl);
   const openApi = createOpenApiAnswerer(deps.openApi);
   const handlers: Record<CredentialedRouteKind, Handler> = {

@@ -24,8 +24,8 @@ import { parseTileCoordinates, type TileCoordinates } from '../../tiles/tile-coo
 import type { TileLocator } from '../../tiles/tile-locator';
 import { createTileSchemes, type TileScheme } from '../../tiles/tile-schemes';
 import { evaluatePreconditions } from '../conditional';
-import { immutableCacheControl } from '../cache-control';
 import type { Answer } from './answer';
+import type { ArchiveHeaderCache } from './archive-answer';
 import type { Caller } from './authorise';
 import { openBody } from './open-body';
 import type { CoreRequest } from './request';
@@ -35,7 +35,6 @@ export interface TileRouteDeps {
   readonly catalog: CatalogReader;
   readonly store: ArchiveStore;
   readonly tiles: TileLocator;
-  readonly cacheControl: 'private' | 'public';
 }
 
 /** Content-Encoding of tile payloads the archive stores compressed (PNG archives use none). */
@@ -47,14 +46,19 @@ const TILE_ENCODING: Record<number, string | undefined> = {
 
 /**
  * Strong per-tile ETag, equal on every replica without hashing bytes: the archive's ETag
- * (the object store's, identical everywhere) and the tile's address. Archives are immutable,
- * so the pair names exactly one byte sequence.
+ * (the object store's, identical everywhere; `opaqueEtag` is it without its quotes) and the
+ * tile's address. Archives are immutable, so the pair names exactly one byte sequence.
  */
-function tileEtag(meta: ArchiveMeta, z: number, x: number, y: number, scheme?: TileScheme): string {
-  const inner = meta.etag.replace(/^W\//, '').replace(/"/g, '');
+function tileEtag(
+  opaqueEtag: string,
+  z: number,
+  x: number,
+  y: number,
+  scheme?: TileScheme,
+): string {
   return scheme === undefined
-    ? `"${inner}.${z}-${x}-${y}"`
-    : `"${inner}.${z}-${x}-${y}.${scheme.tag}"`;
+    ? `"${opaqueEtag}.${z}-${x}-${y}"`
+    : `"${opaqueEtag}.${z}-${x}-${y}.${scheme.tag}"`;
 }
 
 /** What a tile URL names once validated and looked up. */
@@ -83,8 +87,10 @@ export type TileAnswerer = (
  * tile's directories. With a scheme the recolouring is a synchronous step on the cached
  * bytes, so a hot tile stays synchronous.
  */
-export function createTileAnswerer(deps: TileRouteDeps): TileAnswerer {
-  const cacheControl = immutableCacheControl(deps.cacheControl);
+export function createTileAnswerer(
+  deps: TileRouteDeps,
+  versions: ArchiveHeaderCache,
+): TileAnswerer {
   const schemes = createTileSchemes();
 
   /** The tile's bytes answer (`window` undefined: the archive holds no tile there). */
@@ -139,7 +145,8 @@ export function createTileAnswerer(deps: TileRouteDeps): TileAnswerer {
     if (z < header.minZoom || z > header.maxZoom) throw new BadRequestError();
     // The URL promises PNG; an archive of another tile type holds no tile at this address.
     if (header.tileType !== TileType.Png) throw new NotFoundError();
-    const etag = tileEtag(meta, z, x, y, scheme);
+    const version = versions(meta);
+    const etag = tileEtag(version.opaqueEtag, z, x, y, scheme);
     const precondition = evaluatePreconditions(request.headers, {
       etag,
       lastModified: meta.lastModified,
@@ -149,9 +156,9 @@ export function createTileAnswerer(deps: TileRouteDeps): TileAnswerer {
       'ETag',
       etag,
       'Last-Modified',
-      meta.lastModified.toUTCString(),
+      version.lastModified,
       'Cache-Control',
-      cacheControl,
+      version.cacheControl,
     ];
     if (precondition === 'not-modified')
       return { status: 304, route: scheme === undefined ? TILE_ROUTE : SCHEME_TILE_ROUTE, headers };
