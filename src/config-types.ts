@@ -75,8 +75,8 @@ export interface HttpSettings {
   /** Behind exactly one reverse proxy (nginx): X-Forwarded-For / -Proto are read. */
   readonly trustProxy: boolean;
   /**
-   * `RADAR_PUBLIC_URL`: the base URL documents name (TileJSON), whatever the request says;
-   * undefined: the request's own host (`http/core/public-base-url.ts`).
+   * `RADAR_PUBLIC_URL` without its trailing slash: the base URL documents name (TileJSON),
+   * whatever the request says; undefined: the request's own host (`http/core/public-base-url.ts`).
    */
   readonly publicUrl: string | undefined;
   /** `RADAR_PUBLIC_HOSTS`: forwarded hosts (`X-Forwarded-Host`) that may be named, lower-case. */

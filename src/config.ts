@@ -136,9 +136,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
   if (corsOrigins.includes('*') && corsOrigins.length > 1) {
     problems.push('RADAR_CORS_ORIGINS: "*" cannot be combined with explicit origins');
   }
-  if (e.RADAR_PUBLIC_URL !== undefined && publicUrlProblem(e.RADAR_PUBLIC_URL) !== undefined) {
-    problems.push(`RADAR_PUBLIC_URL: ${publicUrlProblem(e.RADAR_PUBLIC_URL)}`);
-  }
+  const publicUrlIssue =
+    e.RADAR_PUBLIC_URL === undefined ? undefined : publicUrlProblem(e.RADAR_PUBLIC_URL);
+  if (publicUrlIssue !== undefined) problems.push(`RADAR_PUBLIC_URL: ${publicUrlIssue}`);
   const publicHosts = e.RADAR_PUBLIC_HOSTS.split(',')
     .map((h) => h.trim())
     .filter((h) => h !== '');

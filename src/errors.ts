@@ -90,7 +90,7 @@ export class ExpectationFailedError extends HttpError {
   }
 }
 
-/** The request head exceeded Node's header limit (answered raw, before Koa). */
+/** The request head exceeded Node's header limit (answered raw, before the core). */
 export class HeaderFieldsTooLargeError extends HttpError {
   readonly status = 431;
   constructor() {
@@ -129,7 +129,8 @@ export class ServiceUnavailableError extends HttpError {
 
 /**
  * The JSON error record (docs/behaviour.md), as response body text: the one place it is built,
- * for the Koa error middleware, the raw answers to parser errors and the admin listener alike.
+ * for the core's error answers (those of the Koa app's routes included), the raw answers to
+ * parser errors and the admin listener alike.
  */
 export function errorBody(error: HttpError): string {
   return JSON.stringify({ error: { code: error.status, message: error.message } });

@@ -202,8 +202,8 @@ export interface LeaderLease {
 /** Credential lookup. Keys are compared as SHA-256 hashes in constant time. */
 export interface KeyStore {
   /**
-   * A decision from the registry held in memory comes back synchronously, so the request
-   * fast path can decide without a promise; a store may still answer asynchronously.
+   * A decision from the registry held in memory comes back synchronously, so the core can
+   * answer without a promise; a store may still answer asynchronously.
    */
   authenticate(apiKey: string, appId: string): AuthDecision | Promise<AuthDecision>;
   close(): Promise<void>;

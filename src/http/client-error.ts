@@ -1,5 +1,5 @@
 /**
- * Answers requests Node's HTTP parser rejects before Koa sees them (malformed request line,
+ * Answers requests Node's HTTP parser rejects before the core sees them (malformed request line,
  * bad header syntax, oversized head, unknown or lower-case methods, header timeout) with the
  * same JSON error record and `nosniff` as every other error, then closes the connection.
  */

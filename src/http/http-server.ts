@@ -15,6 +15,7 @@ import type { AnswerWriter } from './answer-writer';
 import { onClientError, rawErrorResponse } from './client-error';
 import { createConnectionDrain } from './connection-drain';
 import type { Core } from './core/core';
+import { ALLOWED_METHODS } from './core/route-table';
 import { nodeRequest } from './node-request';
 import { createSendWatchdog } from './send-watchdog';
 
@@ -100,7 +101,7 @@ export function createHttpServer(deps: HttpServerDeps): PublicServer {
   server.on('clientError', onClientError);
   // No tunnels: CONNECT gets a 405 record instead of a silently closed connection.
   server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => {
-    socket.end(rawErrorResponse(new MethodNotAllowedError('GET, HEAD, OPTIONS')));
+    socket.end(rawErrorResponse(new MethodNotAllowedError(ALLOWED_METHODS)));
   });
   const drain = createConnectionDrain(server, {
     idleCloseMs: deps.drainIdleCloseMs ?? DRAIN_IDLE_CLOSE_MS,

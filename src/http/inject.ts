@@ -5,6 +5,7 @@
  * is used; the listener writes the same `Answer` with the same `AnswerWriter.head`.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { readWhole } from '../shared/read-whole';
 import type { AnswerWriter } from './answer-writer';
 import type { Answer } from './core/answer';
 import type { Core } from './core/core';
@@ -73,14 +74,6 @@ export function foldHeaders(raw: readonly string[]): IncomingHttpHeaders {
   return folded;
 }
 
-async function readBody(body: Answer['body']): Promise<Buffer> {
-  if (body === undefined) return Buffer.alloc(0);
-  if (Buffer.isBuffer(body)) return body;
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
 /**
  * Answers `request` in-process; undefined when its path is not the API's (the server's other
  * routes answer it over a socket).
@@ -116,7 +109,8 @@ export async function inject(
   const synchronous = !(decided instanceof Promise);
   const answer = await decided;
   const head = writer.head(answer, method, headers, writer.requestId(headers));
-  const body = method === 'HEAD' ? Buffer.alloc(0) : await readBody(answer.body);
+  const body =
+    method === 'HEAD' || answer.body === undefined ? Buffer.alloc(0) : await readWhole(answer.body);
   return {
     status: answer.status,
     headers: foldHeaders(head),

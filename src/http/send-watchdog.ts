@@ -1,7 +1,7 @@
 /**
  * The send timeout (`RADAR_SEND_TIMEOUT_S`): a response that makes no write progress for that
- * long is destroyed, which closes its socket and, through Koa, the file or store stream behind
- * its body. Without it a client that asks for a large archive and never reads holds a socket,
+ * long is destroyed, which closes its socket and, through the answer writer, the file or store
+ * stream behind its body. Without it a client that asks for a large archive and never reads holds a socket,
  * a descriptor or a store connection, and the buffered bytes, for as long as it likes.
  *
  * Progress is the socket's `bytesWritten` (bytes accepted for sending): it stops moving once
@@ -71,8 +71,8 @@ export function createSendWatchdog(options: SendWatchdogOptions): SendWatchdog {
 
   return {
     track(res) {
-      // Ended with every byte handed to the kernel (a fast-path answer): nothing is left in
-      // user space for a stalled client to hold, and the idle socket times out as usual.
+      // Ended with every byte handed to the kernel (a body in memory, written at once): nothing
+      // is left in user space for a stalled client to hold, and the idle socket times out as usual.
       if (res.writableEnded && res.socket != null && res.socket.writableLength === 0) return;
       watched.set(res, { bytes: res.socket?.bytesWritten ?? Number.NaN, since: now() });
       // 'close' follows 'finish' on every ServerResponse (Node emits it once the response is

@@ -1,7 +1,7 @@
 /**
  * Metric decorators on ports (the archive store), each declaring the metrics it feeds, kept out
- * of the adapters so they stay free of prom-client. Scrape-time gauges are declared beside the
- * component whose state they read (`liveGauge`, in `wiring/`).
+ * of the adapters so they stay free of prom-client. The store's scrape-time gauges (breaker,
+ * reachability) are in `replica-gauges.ts`.
  */
 import {
   ARCHIVE_OBJECT_REASONS,

@@ -7,7 +7,8 @@
  */
 import { Readable } from 'node:stream';
 import { LRUCache } from 'lru-cache';
-import type { ArchiveBody, ArchiveMeta, ArchiveStore, ByteWindow } from '../domain/ports';
+import type { ArchiveMeta, ArchiveStore, ByteWindow } from '../domain/ports';
+import { readWhole } from '../shared/read-whole';
 
 /** Block size: one header read (16 KiB) or a typical tile fits in one block. */
 export const BLOCK_BYTES = 64 * 1024;
@@ -32,13 +33,6 @@ interface BlockContext {
   readonly index: number;
 }
 
-async function readAll(body: ArchiveBody): Promise<Buffer> {
-  if (Buffer.isBuffer(body)) return body;
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
 /** Wraps `store` with a block cache of at most `maxBytes` (0 disables caching). */
 export function createCachingArchiveStore(
   store: ArchiveStore,
@@ -59,7 +53,9 @@ export function createCachingArchiveStore(
       const offset = index * BLOCK_BYTES;
       const length = Math.min(BLOCK_BYTES, meta.size - offset);
       // Not tied to any one client's signal: other requests may be waiting on this load.
-      return readAll(await store.openRange(meta, { offset, length }, new AbortController().signal));
+      return readWhole(
+        await store.openRange(meta, { offset, length }, new AbortController().signal),
+      );
     },
   });
 

@@ -7,7 +7,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { ArchiveFormatError, type ArchiveFormatReason } from '../domain/archive-errors';
-import type { ArchiveBody, ArchiveMeta, ArchiveStore, ByteWindow } from '../domain/ports';
+import type { ArchiveMeta, ArchiveStore, ByteWindow } from '../domain/ports';
 import {
   decodeDirectory,
   decompressInternal,
@@ -17,6 +17,7 @@ import {
 } from '../pmtiles/directory-reader';
 import { MAX_SECTION_OUTPUT_BYTES } from '../pmtiles/archive-check';
 import { HEADER_BYTES, decodeHeader, type PmtilesHeader } from '../pmtiles/header';
+import { readWhole } from '../shared/read-whole';
 
 /** Deepest directory chain the PMTiles spec allows readers to follow (root + 3 leaf levels). */
 const MAX_DEPTH = 4;
@@ -45,8 +46,8 @@ export interface TileLocator {
   locate(meta: ArchiveMeta, tileId: number): Promise<ByteWindow | undefined>;
   /**
    * `header` and `locate` answered from memory alone, or undefined when a load (or an error
-   * the async calls would report) is needed: lets the request fast path answer hot tiles
-   * without a promise.
+   * the async calls would report) is needed: lets the core answer hot tiles without a
+   * promise.
    */
   peek(meta: ArchiveMeta, tileId: number): LocatedTile | undefined;
   /** The archive's JSON metadata object (`{}` when absent or not an object). */
@@ -85,13 +86,6 @@ function* directoryWalk(
   throw new DirectoryFormatError('directory chain deeper than the PMTiles spec allows');
 }
 
-async function readAll(body: ArchiveBody): Promise<Buffer> {
-  if (Buffer.isBuffer(body)) return body;
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
 interface Load {
   readonly meta: ArchiveMeta;
   readonly header?: PmtilesHeader;
@@ -113,7 +107,7 @@ export function createTileLocator(options: TileLocatorOptions): TileLocator {
       throw new DirectoryFormatError('section extends past the end of the archive');
     }
     if (window.length === 0) return Buffer.alloc(0);
-    return readAll(await store.openRange(meta, window, new AbortController().signal));
+    return readWhole(await store.openRange(meta, window, new AbortController().signal));
   };
 
   const headers = new LRUCache<string, PmtilesHeader, Load>({

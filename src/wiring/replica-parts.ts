@@ -1,7 +1,7 @@
 /**
  * The parts of one API replica, chosen by the configuration's tagged unions: each port comes
  * from the wiring of its technology (`fs.ts`, `s3.ts`, `redis.ts`, memory adapters), and the
- * archive store is wrapped the one way every replica ships it: measured, then cached.
+ * archive store is wrapped the one way every replica ships it: gated, measured, then cached.
  */
 import { createCachingArchiveStore, type CachingArchiveStore } from '../serving/block-cache';
 import { createArchiveWarmer } from '../serving/archive-warmer';

@@ -44,38 +44,14 @@ export interface Answer {
 /** Route label of requests no route matched; one shared value keeps cardinality bounded. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
-/** Headers describing a representation: set before an error, they never reach its record. */
-const REPRESENTATION_HEADERS = new Set([
-  'content-range',
-  'etag',
-  'last-modified',
-  'cache-control',
-  'accept-ranges',
-  'content-encoding',
-  'content-disposition',
-  'content-type',
-  'content-length',
-]);
-
-/** Drops representation headers (and the length) from flat pairs. */
-export function withoutRepresentation(headers: readonly string[]): string[] {
-  const kept: string[] = [];
-  for (let i = 0; i < headers.length; i += 2) {
-    if (!REPRESENTATION_HEADERS.has(headers[i]!.toLowerCase()))
-      kept.push(headers[i]!, headers[i + 1]!);
-  }
-  return kept;
-}
-
 /** The error record of `error` as an answer, keeping what the request had decided so far. */
 export function errorAnswer(
   error: HttpError,
   route: string,
   decided: Pick<Answer, 'caller' | 'rate' | 'refusedKey'> = {},
-  extraHeaders: readonly string[] = [],
 ): Answer {
   const body = Buffer.from(errorBody(error));
-  const headers = [...extraHeaders];
+  const headers: string[] = [];
   for (const name in error.headers) headers.push(name, error.headers[name]!);
   headers.push('Content-Type', 'application/json');
   return {

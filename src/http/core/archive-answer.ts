@@ -4,7 +4,6 @@
  * store with an exact Content-Length. Metadata comes from the catalog snapshot; HEAD and
  * conditional answers never open the store.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import type { ArchiveMeta, ArchiveStore, ByteWindow, CatalogReader } from '../../domain/ports';
 import { parseTimestamp } from '../../domain/timestamps';
 import {
@@ -27,107 +26,99 @@ export const PMTILES_CONTENT_TYPE = 'application/vnd.pmtiles';
 export interface ArchiveRouteDeps {
   readonly catalog: CatalogReader;
   readonly store: ArchiveStore;
-  /** `private` by default; operators may switch to `public` for shared caches. */
-  readonly cacheControl: 'private' | 'public';
 }
 
 /**
- * What an archive request gets, decided from the catalog entry and the request headers alone
- * (no I/O): an error, a 304, or a status with the window of bytes to send.
+ * What every answer about one archive version repeats (the archive's, its tiles' and its
+ * TileJSON's), as text made once per catalog entry instead of once per request.
  */
-export type ArchivePlan =
-  | { readonly kind: 'error'; readonly error: Error }
-  | { readonly kind: 'not-modified'; readonly meta: ArchiveMeta }
-  | {
-      readonly kind: 'send';
-      readonly meta: ArchiveMeta;
-      readonly status: 200 | 206;
-      readonly window: ByteWindow;
-      /** `Content-Range` of a 206. */
-      readonly contentRange?: string;
-    };
-
-/** Validation, lookup, preconditions and range selection, from memory alone. */
-export function planArchiveAnswer(
-  catalog: CatalogReader,
-  timestamp: string,
-  headers: IncomingHttpHeaders,
-): ArchivePlan {
-  // Only valid timestamps are ever published: the parse decides 400 or 404 on a miss.
-  const meta = catalog.current().get(timestamp);
-  if (meta === undefined) {
-    const error =
-      parseTimestamp(timestamp) === undefined ? new BadRequestError() : new NotFoundError();
-    return { kind: 'error', error };
-  }
-  const validators = { etag: meta.etag, lastModified: meta.lastModified };
-  const precondition = evaluatePreconditions(headers, validators);
-  if (precondition === 'precondition-failed')
-    return { kind: 'error', error: new PreconditionFailedError() };
-  if (precondition === 'not-modified') return { kind: 'not-modified', meta };
-
-  const rangeHeader = ifRangeAllows(headers, validators) ? headers.range || undefined : undefined;
-  const selection = selectRange(rangeHeader, meta.size);
-  if (selection.kind === 'unsatisfiable')
-    return { kind: 'error', error: new RangeNotSatisfiableError(meta.size) };
-  if (selection.kind === 'whole')
-    return { kind: 'send', meta, status: 200, window: { offset: 0, length: meta.size } };
-  return {
-    kind: 'send',
-    meta,
-    status: 206,
-    window: selection.window,
-    contentRange: `bytes ${selection.window.offset}-${selection.end}/${meta.size}`,
-  };
+export interface ArchiveVersionHeaders {
+  /** `Last-Modified`: when the archive was stored, as an HTTP-date. */
+  readonly lastModified: string;
+  /** The archive's ETag without its quotes or weak prefix: a tile's ETag extends it. */
+  readonly opaqueEtag: string;
+  /** `Cache-Control` of everything the version addresses (immutable; `RADAR_CACHE_CONTROL`). */
+  readonly cacheControl: string;
+  /** The archive answer's own headers as flat pairs. */
+  readonly archive: readonly string[];
 }
 
+/** Reads an archive version's headers, made on first use per catalog entry. */
+export type ArchiveHeaderCache = (meta: ArchiveMeta) => ArchiveVersionHeaders;
+
 /**
- * The per-archive headers as flat pairs, made once per catalog entry (`cacheControl` from the
- * config) and shared by every answer about that archive version.
+ * The per-version header cache the archive, tile and TileJSON answers share (`cacheControl`
+ * from the config), keyed by the catalog entry itself, so it goes with its snapshot.
  */
-export function archiveHeaderCache(
-  cacheControlSetting: 'private' | 'public',
-): (meta: ArchiveMeta) => readonly string[] {
+export function archiveHeaderCache(cacheControlSetting: 'private' | 'public'): ArchiveHeaderCache {
   const cacheControl = immutableCacheControl(cacheControlSetting);
-  const headerCache = new WeakMap<ArchiveMeta, readonly string[]>();
+  const cache = new WeakMap<ArchiveMeta, ArchiveVersionHeaders>();
   return (meta) => {
-    let headers = headerCache.get(meta);
-    if (!headers) {
-      headers = [
-        'Accept-Ranges',
-        'bytes',
-        'ETag',
-        meta.etag,
-        'Last-Modified',
-        meta.lastModified.toUTCString(),
-        'Cache-Control',
+    let version = cache.get(meta);
+    if (version === undefined) {
+      const lastModified = meta.lastModified.toUTCString();
+      version = {
+        lastModified,
+        opaqueEtag: meta.etag.replace(/^W\//, '').replace(/"/g, ''),
         cacheControl,
-      ];
-      headerCache.set(meta, headers);
+        archive: [
+          'Accept-Ranges',
+          'bytes',
+          'ETag',
+          meta.etag,
+          'Last-Modified',
+          lastModified,
+          'Cache-Control',
+          cacheControl,
+        ],
+      };
+      cache.set(meta, version);
     }
-    return headers;
+    return version;
   };
 }
 
 /**
- * The archive answerer: synchronous when the plan needs no bytes (HEAD, 304) or the window is
- * in the block cache, a promise for a store read.
+ * The archive answerer: validation (400), lookup (404), preconditions (412/304) and range
+ * selection (416/206/200) from memory alone, each error thrown where it is decided; then
+ * synchronous when the answer needs no bytes (HEAD, 304) or the window is in the block cache,
+ * a promise for a store read.
  */
 export function createArchiveAnswerer(
   deps: ArchiveRouteDeps,
+  versions: ArchiveHeaderCache,
 ): (request: CoreRequest, timestamp: string, caller: Caller) => Answer | Promise<Answer> {
-  const headersOf = archiveHeaderCache(deps.cacheControl);
   return (request, timestamp, caller) => {
-    const plan = planArchiveAnswer(deps.catalog, timestamp, request.headers);
-    if (plan.kind === 'error') throw plan.error;
-    const common = headersOf(plan.meta);
-    if (plan.kind === 'not-modified') return { status: 304, route: ARCHIVE_ROUTE, headers: common };
+    // Only valid timestamps are ever published: the parse decides 400 or 404 on a miss.
+    const meta = deps.catalog.current().get(timestamp);
+    if (meta === undefined)
+      throw parseTimestamp(timestamp) === undefined ? new BadRequestError() : new NotFoundError();
+    const validators = { etag: meta.etag, lastModified: meta.lastModified };
+    const precondition = evaluatePreconditions(request.headers, validators);
+    if (precondition === 'precondition-failed') throw new PreconditionFailedError();
+    const common = versions(meta).archive;
+    if (precondition === 'not-modified')
+      return { status: 304, route: ARCHIVE_ROUTE, headers: common };
+
+    const rangeHeader = ifRangeAllows(request.headers, validators)
+      ? request.headers.range || undefined
+      : undefined;
+    const selection = selectRange(rangeHeader, meta.size);
+    if (selection.kind === 'unsatisfiable') throw new RangeNotSatisfiableError(meta.size);
     const headers = [...common, 'Content-Type', PMTILES_CONTENT_TYPE];
-    if (plan.contentRange !== undefined) headers.push('Content-Range', plan.contentRange);
-    const { status, window } = plan;
+    let status: 200 | 206;
+    let window: ByteWindow;
+    if (selection.kind === 'whole') {
+      status = 200;
+      window = { offset: 0, length: meta.size };
+    } else {
+      status = 206;
+      window = selection.window;
+      headers.push('Content-Range', `bytes ${window.offset}-${selection.end}/${meta.size}`);
+    }
     const length = window.length;
     if (request.method !== 'GET') return { status, route: ARCHIVE_ROUTE, headers, length };
-    const body = openBody(deps.store, plan.meta, window, request, caller);
+    const body = openBody(deps.store, meta, window, request, caller);
     return body instanceof Promise
       ? body.then((opened) => ({ status, route: ARCHIVE_ROUTE, headers, length, body: opened }))
       : { status, route: ARCHIVE_ROUTE, headers, length, body };

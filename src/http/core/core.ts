@@ -24,7 +24,7 @@ import type { Logger } from '../../logger';
 import type { OpenApiDocument } from '../../openapi/openapi-document';
 import type { TileLocator } from '../../tiles/tile-locator';
 import { type Answer, errorAnswer, UNMATCHED_ROUTE } from './answer';
-import { createArchiveAnswerer } from './archive-answer';
+import { archiveHeaderCache, createArchiveAnswerer } from './archive-answer';
 import {
   type AuthFailureListener,
   type Authorisation,
@@ -39,9 +39,11 @@ import type { PublicBaseUrl } from './public-base-url';
 import type { CoreRequest } from './request';
 import { createOpenApiAnswerer } from './openapi-answer';
 import {
+  ALLOWED_METHODS,
   type CredentialedRoute,
   type CredentialedRouteKind,
   matchRoute,
+  needsCredentials,
   type OpenRouteKind,
   pathOf,
   ROUTES,
@@ -49,9 +51,6 @@ import {
 import { createStatusAnswerer } from './status-answer';
 import { createTileAnswerer } from './tile-answer';
 import { createTileJsonAnswerer } from './tilejson-answer';
-
-/** The methods every API route allows (`Allow` of a 405 and of a plain OPTIONS). */
-export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
 
 /** Observer of every rate decision (metrics): allowed or not, and the key's tier (its limit). */
 export type RateDecisionListener = (allowed: boolean, limit: number) => void;
@@ -114,9 +113,11 @@ export function createCore(deps: CoreDeps): Core {
   const onDecision = deps.onRateDecision ?? (() => {});
   const failure = createFailureAnswerer(deps.logger);
   const status = createStatusAnswerer(deps.statusDocument);
-  const archive = createArchiveAnswerer(deps);
-  const tile = createTileAnswerer(deps);
-  const tileJson = createTileJsonAnswerer(deps);
+  // One header cache per archive version for the three answers about archives.
+  const versions = archiveHeaderCache(deps.cacheControl);
+  const archive = createArchiveAnswerer(deps, versions);
+  const tile = createTileAnswerer(deps, versions);
+  const tileJson = createTileJsonAnswerer(deps, versions);
   const legend = createLegendAnswerer(deps.cacheControl);
   const openApi = createOpenApiAnswerer(deps.openApi);
   const handlers: Record<CredentialedRouteKind, Handler> = {
@@ -234,7 +235,7 @@ export function createCore(deps: CoreDeps): Core {
       return errorAnswer(new MethodNotAllowedError(ALLOWED_METHODS), match.route.template);
     }
     const route = match.route;
-    if (!route.needsCredentials) return runOpen(request, route.kind, route.template);
+    if (!needsCredentials(route)) return runOpen(request, route.kind, route.template);
     const credentialed: CredentialedMatch = { route, params: match.params };
     const authorisation = authorise(request.headers, request.rawHeaders);
     if (authorisation instanceof Promise)

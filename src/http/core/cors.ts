@@ -12,6 +12,7 @@
  * one; what is left is a lookup and two fixed header lists.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { ROUTE_METHODS } from './route-table';
 
 export const CORS_ALLOW_HEADERS = [
   'Authorization',
@@ -34,7 +35,7 @@ export const CORS_EXPOSE_HEADERS = [
 ];
 /** Seconds a browser may cache a preflight answer. */
 export const CORS_MAX_AGE_S = 600;
-export const CORS_ALLOW_METHODS = 'GET,HEAD,OPTIONS';
+const CORS_ALLOW_METHODS = ROUTE_METHODS.join(',');
 
 export interface CorsPolicy {
   /** Whether the request is a CORS preflight this service answers (an allowed origin). */

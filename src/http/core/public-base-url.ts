@@ -14,9 +14,9 @@ import { BadRequestError } from '../../errors';
 import { publicHost } from '../../shared/public-host';
 
 export interface PublicUrlOptions {
-  /** `RADAR_PUBLIC_URL` (validated by the configuration), or undefined. */
+  /** `RADAR_PUBLIC_URL` as the configuration gives it (validated, no trailing slash). */
   readonly publicUrl: string | undefined;
-  /** `RADAR_PUBLIC_HOSTS`: forwarded hosts that may be named (lower-case `host[:port]`). */
+  /** `RADAR_PUBLIC_HOSTS`: forwarded hosts that may be named (`host[:port]`, lower-case). */
   readonly publicHosts: readonly string[];
   readonly trustProxy: boolean;
 }
@@ -39,10 +39,10 @@ export function createPublicUrlPolicy(
   options: PublicUrlOptions,
 ): (headers: IncomingHttpHeaders) => PublicBaseUrl {
   if (options.publicUrl !== undefined) {
-    const fixed = { url: options.publicUrl.replace(/\/+$/, ''), vary: '' };
+    const fixed = { url: options.publicUrl, vary: '' };
     return () => fixed;
   }
-  const allowed = new Set(options.publicHosts.map((host) => host.toLowerCase()));
+  const allowed = new Set(options.publicHosts);
   return (headers) => {
     let scheme = 'http';
     const vary: string[] = [];

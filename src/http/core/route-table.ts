@@ -1,11 +1,11 @@
 /**
- * The one table of API routes: each route's template (also its metric label), how its path is
- * matched, and whether it needs credentials. The core matches requests against it; the
- * request metrics are primed from it. A route without credentials (the API description) skips
- * the credential, origin and rate-limit steps: it costs no point and reports no
- * `X-RateLimit-*` headers, so tools can read it before they have a key. Templates use path-to-regexp syntax (the router syntax
- * of @koa/router), compiled once: case-sensitive, no trailing slash, parameters one path
- * segment each, percent-decoded.
+ * The one table of API routes: each route's kind (which also says whether it needs
+ * credentials), its template (also its metric label) and how its path is matched. The core
+ * matches requests against it; the request metrics are primed from it. A route without
+ * credentials (the API description) skips the credential, origin and rate-limit steps: it
+ * costs no point and reports no `X-RateLimit-*` headers, so tools can read it before they have
+ * a key. Templates use path-to-regexp syntax (the router syntax of @koa/router), compiled
+ * once: case-sensitive, no trailing slash, parameters one path segment each, percent-decoded.
  */
 import { pathToRegexp } from 'path-to-regexp';
 
@@ -21,16 +21,18 @@ interface RouteShape {
   readonly template: string;
 }
 
-export type CredentialedRoute = RouteShape & {
-  readonly kind: CredentialedRouteKind;
-  readonly needsCredentials: true;
-};
-export type OpenRoute = RouteShape & {
-  readonly kind: OpenRouteKind;
-  readonly needsCredentials: false;
-};
-/** A route of the table: its kind says whether it needs credentials, and so does the flag. */
+export type CredentialedRoute = RouteShape & { readonly kind: CredentialedRouteKind };
+export type OpenRoute = RouteShape & { readonly kind: OpenRouteKind };
+/** A route of the table: its kind says whether it needs credentials. */
 export type Route = CredentialedRoute | OpenRoute;
+
+/** The open kinds, as a record so that a kind added to `OpenRouteKind` must be listed here. */
+const OPEN_KINDS: Readonly<Record<OpenRouteKind, true>> = { openapi: true };
+
+/** Whether `route` needs credentials, read from its kind. */
+export function needsCredentials(route: Route): route is CredentialedRoute {
+  return !(route.kind in OPEN_KINDS);
+}
 
 export const STATUS_ROUTE = '/status.json';
 export const ARCHIVE_ROUTE = '/tiles/:timestamp.pmtiles';
@@ -42,15 +44,20 @@ export const SCHEME_TILE_ROUTE = '/tiles/:timestamp/:scheme/:z/:x/:y.png';
 export const LEGEND_ROUTE = '/legend.json';
 export const OPENAPI_ROUTE = '/openapi.json';
 
+/** The methods every route allows: GET and HEAD answer, OPTIONS describes (CORS, `Allow`). */
+export const ROUTE_METHODS = ['GET', 'HEAD', 'OPTIONS'] as const;
+/** `Allow` of a 405 and of a plain OPTIONS, on every route (and of a refused `CONNECT`). */
+export const ALLOWED_METHODS = ROUTE_METHODS.join(', ');
+
 export const ROUTES: readonly Route[] = [
-  { kind: 'status', template: STATUS_ROUTE, needsCredentials: true },
-  { kind: 'archive', template: ARCHIVE_ROUTE, needsCredentials: true },
-  { kind: 'tilejson', template: TILEJSON_ROUTE, needsCredentials: true },
-  { kind: 'tile', template: TILE_ROUTE, needsCredentials: true },
-  { kind: 'scheme-tilejson', template: SCHEME_TILEJSON_ROUTE, needsCredentials: true },
-  { kind: 'scheme-tile', template: SCHEME_TILE_ROUTE, needsCredentials: true },
-  { kind: 'legend', template: LEGEND_ROUTE, needsCredentials: true },
-  { kind: 'openapi', template: OPENAPI_ROUTE, needsCredentials: false },
+  { kind: 'status', template: STATUS_ROUTE },
+  { kind: 'archive', template: ARCHIVE_ROUTE },
+  { kind: 'tilejson', template: TILEJSON_ROUTE },
+  { kind: 'tile', template: TILE_ROUTE },
+  { kind: 'scheme-tilejson', template: SCHEME_TILEJSON_ROUTE },
+  { kind: 'scheme-tile', template: SCHEME_TILE_ROUTE },
+  { kind: 'legend', template: LEGEND_ROUTE },
+  { kind: 'openapi', template: OPENAPI_ROUTE },
 ];
 
 /** A matched route and its decoded parameters, in template order. */

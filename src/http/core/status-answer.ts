@@ -9,7 +9,7 @@
  * document is the same state of the resource, so any of their tags matches).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { StatusDocument, StatusRepresentation } from '../../domain/status-document';
+import type { StatusDocument } from '../../domain/status-document';
 import { PreconditionFailedError, ServiceUnavailableError } from '../../errors';
 import { preferredEncoding } from '../accept-encoding';
 import { evaluatePreconditions } from '../conditional';
@@ -22,12 +22,6 @@ export const STATUS_CACHE_CONTROL = 'private, no-cache';
 /** Seconds after which a client asking before anything was published may try again. */
 export const NOTHING_PUBLISHED_RETRY_AFTER_S = 10;
 
-/** What a status request gets: the negotiated representation and its precondition outcome. */
-export interface StatusAnswer {
-  readonly rep: StatusRepresentation;
-  readonly outcome: 'send' | 'not-modified' | 'precondition-failed';
-}
-
 /** Whether `evaluatePreconditions` says `outcome` for any representation of `doc`. */
 function anyRepresentation(
   headers: IncomingHttpHeaders,
@@ -35,23 +29,6 @@ function anyRepresentation(
   outcome: 'not-modified' | 'proceed',
 ): boolean {
   return doc.etags.some((etag) => evaluatePreconditions(headers, { etag }) === outcome);
-}
-
-/** Negotiation and revalidation of the document. */
-export function answerStatus(headers: IncomingHttpHeaders, doc: StatusDocument): StatusAnswer {
-  const accept = headers['accept-encoding'];
-  const rep = doc.representation(
-    preferredEncoding(typeof accept === 'string' ? accept : undefined),
-  );
-  const ifMatch = headers['if-match'];
-  if (ifMatch !== undefined && !anyRepresentation({ 'if-match': ifMatch }, doc, 'proceed'))
-    return { rep, outcome: 'precondition-failed' };
-  // The document has no modification date, so If-None-Match is the only condition left.
-  if (headers['if-none-match'] !== undefined) {
-    const rest = ifMatch === undefined ? headers : { ...headers, 'if-match': undefined };
-    if (anyRepresentation(rest, doc, 'not-modified')) return { rep, outcome: 'not-modified' };
-  }
-  return { rep, outcome: 'send' };
 }
 
 /**
@@ -64,11 +41,20 @@ export function answerPrepared(
   route: string,
   cacheControl: string,
 ): Answer {
-  const { rep, outcome } = answerStatus(headers, doc);
-  if (outcome === 'precondition-failed') throw new PreconditionFailedError();
+  const accept = headers['accept-encoding'];
+  const rep = doc.representation(
+    preferredEncoding(typeof accept === 'string' ? accept : undefined),
+  );
+  const ifMatch = headers['if-match'];
+  if (ifMatch !== undefined && !anyRepresentation({ 'if-match': ifMatch }, doc, 'proceed'))
+    throw new PreconditionFailedError();
   const common = ['ETag', rep.etag, 'Cache-Control', cacheControl];
-  if (outcome === 'not-modified')
-    return { status: 304, route, headers: common, vary: 'Accept-Encoding' };
+  // The document has no modification date, so If-None-Match is the only condition left.
+  if (headers['if-none-match'] !== undefined) {
+    const rest = ifMatch === undefined ? headers : { ...headers, 'if-match': undefined };
+    if (anyRepresentation(rest, doc, 'not-modified'))
+      return { status: 304, route, headers: common, vary: 'Accept-Encoding' };
+  }
   common.push('Content-Type', 'application/json');
   if (rep.encoding !== 'identity') common.push('Content-Encoding', rep.encoding);
   return {

@@ -13,15 +13,9 @@
  * every scheme and is sent as it is. A stored tile that is not in the renderer's palette
  * cannot be recoloured: that is the service's own inconsistency, answered 500 and logged.
  */
-import type { IncomingHttpHeaders } from 'node:http';
-import type {
-  ArchiveBody,
-  ArchiveMeta,
-  ArchiveStore,
-  ByteWindow,
-  CatalogReader,
-} from '../../domain/ports';
+import type { ArchiveMeta, ArchiveStore, ByteWindow, CatalogReader } from '../../domain/ports';
 import { parseTimestamp } from '../../domain/timestamps';
+import { readWhole } from '../../shared/read-whole';
 import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../errors';
 import { Compression, TileType, type PmtilesHeader } from '../../pmtiles/header';
 import { zxyToTileId } from '../../pmtiles/tile-id';
@@ -30,8 +24,8 @@ import { parseTileCoordinates, type TileCoordinates } from '../../tiles/tile-coo
 import type { TileLocator } from '../../tiles/tile-locator';
 import { createTileSchemes, type TileScheme } from '../../tiles/tile-schemes';
 import { evaluatePreconditions } from '../conditional';
-import { immutableCacheControl } from '../cache-control';
 import type { Answer } from './answer';
+import type { ArchiveHeaderCache } from './archive-answer';
 import type { Caller } from './authorise';
 import { openBody } from './open-body';
 import type { CoreRequest } from './request';
@@ -41,7 +35,6 @@ export interface TileRouteDeps {
   readonly catalog: CatalogReader;
   readonly store: ArchiveStore;
   readonly tiles: TileLocator;
-  readonly cacheControl: 'private' | 'public';
 }
 
 /** Content-Encoding of tile payloads the archive stores compressed (PNG archives use none). */
@@ -53,104 +46,31 @@ const TILE_ENCODING: Record<number, string | undefined> = {
 
 /**
  * Strong per-tile ETag, equal on every replica without hashing bytes: the archive's ETag
- * (the object store's, identical everywhere) and the tile's address. Archives are immutable,
- * so the pair names exactly one byte sequence.
+ * (the object store's, identical everywhere; `opaqueEtag` is it without its quotes) and the
+ * tile's address. Archives are immutable, so the pair names exactly one byte sequence.
  */
-export function tileEtag(
-  meta: ArchiveMeta,
+function tileEtag(
+  opaqueEtag: string,
   z: number,
   x: number,
   y: number,
   scheme?: TileScheme,
 ): string {
-  const inner = meta.etag.replace(/^W\//, '').replace(/"/g, '');
   return scheme === undefined
-    ? `"${inner}.${z}-${x}-${y}"`
-    : `"${inner}.${z}-${x}-${y}.${scheme.tag}"`;
+    ? `"${opaqueEtag}.${z}-${x}-${y}"`
+    : `"${opaqueEtag}.${z}-${x}-${y}.${scheme.tag}"`;
 }
 
 /** What a tile URL names once validated and looked up. */
-export interface TileTarget {
+interface TileTarget {
   readonly meta: ArchiveMeta;
   readonly coords: TileCoordinates;
   /** The colour scheme of a scheme URL; undefined: the stored bytes. */
   readonly scheme: TileScheme | undefined;
 }
 
-/**
- * The archive, tile coordinates and scheme a tile URL names, or its 400 (timestamp, z/x/y or
- * scheme invalid) or 404 (not published). `schemeId` undefined: the plain route.
- */
-export function resolveTile(
-  catalog: CatalogReader,
-  schemes: ReadonlyMap<string, TileScheme>,
-  timestamp: string,
-  z: string,
-  x: string,
-  y: string,
-  schemeId?: string,
-): TileTarget | Error {
-  const coords = parseTileCoordinates(z, x, y);
-  if (parseTimestamp(timestamp) === undefined || coords === undefined) return new BadRequestError();
-  const scheme = schemeId === undefined ? undefined : schemes.get(schemeId);
-  if (schemeId !== undefined && scheme === undefined) return new BadRequestError();
-  const meta = catalog.current().get(timestamp);
-  if (meta === undefined) return new NotFoundError();
-  return { meta, coords, scheme };
-}
-
-/**
- * What a tile request gets once the archive's header is known, before its window is looked
- * up: an error (z outside the zoom range, not a PNG archive, a failed If-Match), a 304, or
- * the headers to send with the tile.
- */
-export type TileHead =
-  | { readonly kind: 'error'; readonly error: Error }
-  | { readonly kind: 'not-modified'; readonly headers: string[] }
-  | {
-      readonly kind: 'send';
-      readonly headers: string[];
-      /** Content-Encoding of the stored payload, if compressed. */
-      readonly encoding: string | undefined;
-    };
-
-export function planTileHead(
-  { meta, coords, scheme }: TileTarget,
-  header: PmtilesHeader,
-  requestHeaders: IncomingHttpHeaders,
-  cacheControl: string,
-): TileHead {
-  const { z, x, y } = coords;
-  if (z < header.minZoom || z > header.maxZoom)
-    return { kind: 'error', error: new BadRequestError() };
-  // The URL promises PNG; an archive of another tile type holds no tile at this address.
-  if (header.tileType !== TileType.Png) return { kind: 'error', error: new NotFoundError() };
-  const etag = tileEtag(meta, z, x, y, scheme);
-  const precondition = evaluatePreconditions(requestHeaders, {
-    etag,
-    lastModified: meta.lastModified,
-  });
-  if (precondition === 'precondition-failed')
-    return { kind: 'error', error: new PreconditionFailedError() };
-  const headers = [
-    'ETag',
-    etag,
-    'Last-Modified',
-    meta.lastModified.toUTCString(),
-    'Cache-Control',
-    cacheControl,
-  ];
-  if (precondition === 'not-modified') return { kind: 'not-modified', headers };
-  return { kind: 'send', headers, encoding: TILE_ENCODING[header.tileCompression] };
-}
-
-/** Reads a body whole (a tile is a few KiB): a Buffer as it is, a stream to its end. */
-async function readWhole(body: ArchiveBody): Promise<Buffer> {
-  if (Buffer.isBuffer(body)) return body;
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
+/** Finds the tile's window once the answer needs it (undefined: the archive holds none). */
+type WindowLookup = () => Promise<ByteWindow | undefined>;
 
 /** The tile answerer's signature: `params` are `[timestamp, z, x, y]`. */
 export type TileAnswerer = (
@@ -167,34 +87,28 @@ export type TileAnswerer = (
  * tile's directories. With a scheme the recolouring is a synchronous step on the cached
  * bytes, so a hot tile stays synchronous.
  */
-export function createTileAnswerer(deps: TileRouteDeps): TileAnswerer {
-  const cacheControl = immutableCacheControl(deps.cacheControl);
+export function createTileAnswerer(
+  deps: TileRouteDeps,
+  versions: ArchiveHeaderCache,
+): TileAnswerer {
   const schemes = createTileSchemes();
 
-  /** The head's answer when it needs no window (an error is thrown), else undefined. */
-  const early = (head: TileHead, route: string): Answer | undefined => {
-    if (head.kind === 'error') throw head.error;
-    if (head.kind === 'not-modified') return { status: 304, route, headers: head.headers };
-    return undefined;
-  };
-
-  /** The tile's answer (`window` undefined: the archive holds no tile there). */
+  /** The tile's bytes answer (`window` undefined: the archive holds no tile there). */
   const send = (
     request: CoreRequest,
     { meta, scheme }: TileTarget,
-    head: SendHead,
+    headers: string[],
+    encoding: string | undefined,
     window: ByteWindow | undefined,
     caller: Caller,
   ): Answer | Promise<Answer> => {
     const route = scheme === undefined ? TILE_ROUTE : SCHEME_TILE_ROUTE;
-    const headers = head.headers;
-    headers.push('Content-Type', 'image/png');
     if (window === undefined) {
       // OGC API - Tiles' hint, so tools that care can tell "no echo" from a rendered tile.
       headers.push('OATiles-hint', 'empty');
       return { status: 200, route, headers, body: EMPTY_TILE_PNG, length: EMPTY_TILE_PNG.length };
     }
-    if (head.encoding !== undefined) headers.push('Content-Encoding', head.encoding);
+    if (encoding !== undefined) headers.push('Content-Encoding', encoding);
     if (scheme === undefined) {
       const length = window.length;
       if (request.method !== 'GET') return { status: 200, route, headers, length };
@@ -214,27 +128,65 @@ export function createTileAnswerer(deps: TileRouteDeps): TileAnswerer {
       : Promise.resolve(body).then(readWhole).then(recoloured);
   };
 
-  return (request, [timestamp, z, x, y], caller, schemeId) => {
-    const target = resolveTile(deps.catalog, schemes, timestamp!, z!, x!, y!, schemeId);
-    if (target instanceof Error) throw target;
-    const route = schemeId === undefined ? TILE_ROUTE : SCHEME_TILE_ROUTE;
-    const { meta, coords } = target;
-    const tileId = zxyToTileId(coords.z, coords.x, coords.y);
-    const plan = (header: PmtilesHeader) =>
-      planTileHead(target, header, request.headers, cacheControl);
-    const located = deps.tiles.peek(meta, tileId);
-    if (located !== undefined) {
-      const head = plan(located.header);
-      return early(head, route) ?? send(request, target, head as SendHead, located.window, caller);
-    }
-    return deps.tiles.header(meta).then(async (header) => {
-      const head = plan(header);
-      const done = early(head, route);
-      if (done !== undefined) return done;
-      const window = await deps.tiles.locate(meta, tileId);
-      return send(request, target, head as SendHead, window, caller);
+  /**
+   * The answer once the archive's header is known: z outside its zoom range (400), an archive
+   * of another tile type than PNG (404) and a failed If-Match (412) are thrown, a 304 answered
+   * at once; only a tile to send needs its window (`window`, or the lookup that finds it).
+   */
+  const answer = (
+    request: CoreRequest,
+    target: TileTarget,
+    header: PmtilesHeader,
+    window: ByteWindow | undefined | WindowLookup,
+    caller: Caller,
+  ): Answer | Promise<Answer> => {
+    const { meta, coords, scheme } = target;
+    const { z, x, y } = coords;
+    if (z < header.minZoom || z > header.maxZoom) throw new BadRequestError();
+    // The URL promises PNG; an archive of another tile type holds no tile at this address.
+    if (header.tileType !== TileType.Png) throw new NotFoundError();
+    const version = versions(meta);
+    const etag = tileEtag(version.opaqueEtag, z, x, y, scheme);
+    const precondition = evaluatePreconditions(request.headers, {
+      etag,
+      lastModified: meta.lastModified,
     });
+    if (precondition === 'precondition-failed') throw new PreconditionFailedError();
+    const headers = [
+      'ETag',
+      etag,
+      'Last-Modified',
+      version.lastModified,
+      'Cache-Control',
+      version.cacheControl,
+    ];
+    if (precondition === 'not-modified')
+      return { status: 304, route: scheme === undefined ? TILE_ROUTE : SCHEME_TILE_ROUTE, headers };
+    headers.push('Content-Type', 'image/png');
+    const encoding = TILE_ENCODING[header.tileCompression];
+    if (typeof window !== 'function')
+      return send(request, target, headers, encoding, window, caller);
+    return window().then((found) => send(request, target, headers, encoding, found, caller));
+  };
+
+  return (request, [timestamp, z, x, y], caller, schemeId) => {
+    // Validation (400), then the lookup (404): the timestamp, z/x/y and the scheme first.
+    const coords = parseTileCoordinates(z!, x!, y!);
+    if (parseTimestamp(timestamp!) === undefined || coords === undefined)
+      throw new BadRequestError();
+    const scheme = schemeId === undefined ? undefined : schemes.get(schemeId);
+    if (schemeId !== undefined && scheme === undefined) throw new BadRequestError();
+    const meta = deps.catalog.current().get(timestamp!);
+    if (meta === undefined) throw new NotFoundError();
+    const target: TileTarget = { meta, coords, scheme };
+    const tileId = zxyToTileId(coords.z, coords.x, coords.y);
+    const located = deps.tiles.peek(meta, tileId);
+    if (located !== undefined)
+      return answer(request, target, located.header, located.window, caller);
+    return deps.tiles
+      .header(meta)
+      .then((header) =>
+        answer(request, target, header, () => deps.tiles.locate(meta, tileId), caller),
+      );
   };
 }
-
-type SendHead = Extract<TileHead, { kind: 'send' }>;

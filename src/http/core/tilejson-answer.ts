@@ -16,8 +16,8 @@ import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../e
 import type { PmtilesHeader } from '../../pmtiles/header';
 import type { TileLocator } from '../../tiles/tile-locator';
 import { evaluatePreconditions } from '../conditional';
-import { immutableCacheControl } from '../cache-control';
 import type { Answer } from './answer';
+import type { ArchiveHeaderCache } from './archive-answer';
 import type { PublicBaseUrl } from './public-base-url';
 import type { CoreRequest } from './request';
 import { SCHEME_TILEJSON_ROUTE, TILEJSON_ROUTE } from './route-table';
@@ -25,13 +25,12 @@ import { SCHEME_TILEJSON_ROUTE, TILEJSON_ROUTE } from './route-table';
 export interface TileJsonRouteDeps {
   readonly catalog: CatalogReader;
   readonly tiles: TileLocator;
-  readonly cacheControl: 'private' | 'public';
   /** The public base URL of a request (`public-base-url.ts`); throws 400 for an unusable one. */
   readonly baseUrl: (headers: CoreRequest['headers']) => PublicBaseUrl;
 }
 
 /** The TileJSON 3.0.0 fields this service fills. */
-export interface TileJson {
+interface TileJson {
   readonly tilejson: '3.0.0';
   readonly name: string;
   readonly description?: string;
@@ -48,11 +47,8 @@ export interface TileJson {
 const text = (value: unknown): string | undefined =>
   typeof value === 'string' && value.length > 0 ? value : undefined;
 
-/**
- * Builds the document (pure; exported for tests and the client library's types); with
- * `schemeId` its tiles are those of that colour scheme.
- */
-export function buildTileJson(
+/** Builds the document (pure); with `schemeId` its tiles are those of that colour scheme. */
+function buildTileJson(
   baseUrl: string,
   timestamp: string,
   header: PmtilesHeader,
@@ -93,8 +89,8 @@ interface Rendered {
  */
 export function createTileJsonAnswerer(
   deps: TileJsonRouteDeps,
+  versions: ArchiveHeaderCache,
 ): (request: CoreRequest, timestamp: string, schemeId?: string) => Answer | Promise<Answer> {
-  const cacheControl = immutableCacheControl(deps.cacheControl);
   // One rendering per archive version and public base URL (a handful of hosts in practice).
   const rendered = new LRUCache<string, Rendered>({ max: 1024 });
   const render = async (
@@ -126,13 +122,14 @@ export function createTileJsonAnswerer(
     const validators = { etag: doc.etag, lastModified: meta.lastModified };
     const precondition = evaluatePreconditions(request.headers, validators);
     if (precondition === 'precondition-failed') throw new PreconditionFailedError();
+    const version = versions(meta);
     const headers = [
       'ETag',
       doc.etag,
       'Last-Modified',
-      meta.lastModified.toUTCString(),
+      version.lastModified,
       'Cache-Control',
-      cacheControl,
+      version.cacheControl,
     ];
     const varies = vary === '' ? {} : { vary };
     if (precondition === 'not-modified') return { status: 304, route, headers, ...varies };
