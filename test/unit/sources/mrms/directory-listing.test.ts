@@ -79,3 +79,13 @@ it('reads an MRMS name: product, level and the valid time to the second', () => 
     ),
   ).toBe(false); // the feeds carry gzip files only
 });
+
+it('reads a year before 100 as written, not as 19xx', () => {
+  expect(
+    parseMrmsFileName('MRMS_ReflectivityAtLowestAltitude_00.50_00500406-120039.grib2.gz')?.timeMs,
+  ).toBe(Date.parse('0050-04-06T12:00:39Z'));
+  // Year 0 is a leap year of the proleptic Gregorian calendar; 1900 is not.
+  expect(
+    parseMrmsFileName('MRMS_ReflectivityAtLowestAltitude_00.50_00000229-000000.grib2.gz')?.timeMs,
+  ).toBe(Date.parse('0000-02-29T00:00:00Z'));
+});
