@@ -6,6 +6,7 @@
  * downloading it; the archive itself is named from the GRIB2 valid time.
  */
 import type { FeedFile } from '../../domain/ports';
+import { utcCalendarMs } from '../../domain/timestamps';
 
 /** What an MRMS file name says. */
 export interface MrmsFileName {
@@ -40,17 +41,8 @@ export function parseMrmsFileName(name: string): MrmsFileName | undefined {
     number,
     number,
   ];
-  const timeMs = Date.UTC(year, month - 1, day, hour, minute, second);
-  const check = new Date(timeMs);
-  if (
-    check.getUTCFullYear() !== year ||
-    check.getUTCMonth() !== month - 1 ||
-    check.getUTCDate() !== day ||
-    check.getUTCHours() !== hour ||
-    check.getUTCMinutes() !== minute ||
-    check.getUTCSeconds() !== second
-  )
-    return undefined;
+  const timeMs = utcCalendarMs(year, month, day, hour, minute, second);
+  if (timeMs === undefined) return undefined;
   return { productLevel: m[1]!, product: m[2]!, level: m[3]!, timeMs };
 }
 
