@@ -4,8 +4,6 @@
  * `npm run mrms`, the admin listener and the leader lease in Redis. Embedded replicas run the
  * same follower in-process with `RADAR_SOURCE=mrms`.
  */
-import { randomBytes } from 'node:crypto';
-import os from 'node:os';
 import type { Registry } from 'prom-client';
 import { createHttpDirectoryFeed } from '../adapters/fetch/http-directory-feed';
 import { createDirectoryFileFeed } from '../adapters/fs/directory-file-feed';
@@ -19,16 +17,14 @@ import { createAdminServer } from '../http/admin';
 import { createLogger, type Logger } from '../logger';
 import { createMrmsMetrics, mrmsGauges } from '../observability/mrms-metrics';
 import { createRegistry, exposition } from '../observability/registry';
+import { processInstanceName } from '../shared/process-name';
 import { createMrmsFollower, type MrmsFollower } from '../sources/mrms/mrms-follower';
 import { createMrmsPool, type MrmsFrameInput } from '../sources/mrms/mrms-frame';
 import { closer, startAll, stoppers, type Component } from './component';
 import { createShutdown, listen } from './lifecycle';
 import { openArchives } from './open-archives';
 import type { MrmsOverrides } from './overrides';
-import { connectRedis, redisLeaderLease } from './redis';
-
-/** How long a crashed producer keeps the lease; renewed every third of it. */
-const LEASE_TTL_MS = 15_000;
+import { connectRedis, LEADER_LEASE_TTL_MS, redisLeaderLease } from './redis';
 
 /** The feed of `mrms.source`; its connections close last. */
 export function openFileFeed(mrms: MrmsSettings): { feed: FileFeed; connections: Component } {
@@ -162,8 +158,7 @@ export async function buildMrmsProducer(
   overrides: MrmsOverrides = {},
 ): Promise<RunningMrmsProducer> {
   const logger = overrides.logger ?? createLogger(config.logLevel, { service: 'radar-mrms' });
-  const owner =
-    overrides.owner ?? `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const owner = overrides.owner ?? processInstanceName();
   const registry = createRegistry();
   // Uploads of whole archives get a longer first-byte limit than range reads.
   const archives =
@@ -175,7 +170,7 @@ export async function buildMrmsProducer(
   await archives.prepare();
   const redis =
     config.catalog.kind === 'redis' ? connectRedis(config.catalog, logger, 'mrms') : undefined;
-  const ttlMs = overrides.leaseTtlMs ?? LEASE_TTL_MS;
+  const ttlMs = overrides.leaseTtlMs ?? LEADER_LEASE_TTL_MS;
   const { follower, component } = mrmsFollowerComponent(archives.frameSink(), config.mrms, logger, {
     registry,
     lease: redis ? redisLeaderLease(redis, owner, ttlMs, MRMS_LEADER_KEY) : undefined,
