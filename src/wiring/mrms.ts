@@ -17,6 +17,7 @@ import { createAdminServer } from '../http/admin';
 import { createLogger, type Logger } from '../logger';
 import { createMrmsMetrics, mrmsGauges } from '../observability/mrms-metrics';
 import { createRegistry, exposition } from '../observability/registry';
+import { movable } from '../render/movable-view';
 import { processInstanceName } from '../shared/process-name';
 import { createMrmsFollower, type MrmsFollower } from '../sources/mrms/mrms-follower';
 import { createMrmsPool, type MrmsFrameInput } from '../sources/mrms/mrms-frame';
@@ -61,13 +62,6 @@ export function openFileFeed(mrms: MrmsSettings): { feed: FileFeed; connections:
   }
 }
 
-/** A buffer that owns its whole ArrayBuffer, so it can be moved to a worker without a copy there. */
-function ownedBytes(bytes: Uint8Array): Uint8Array {
-  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
-    ? bytes
-    : Uint8Array.from(bytes);
-}
-
 /** The follower over `sink`, with its render pool and feed, as one component. */
 export function mrmsFollowerComponent(
   sink: FrameSink,
@@ -85,8 +79,8 @@ export function mrmsFollowerComponent(
     feed,
     sink,
     convert: (input: MrmsFrameInput) => {
-      const bytes = ownedBytes(input.bytes);
-      return pool.render({ name: input.name, bytes }, [bytes.buffer as ArrayBuffer]);
+      const { view, transfer } = movable(input.bytes);
+      return pool.render({ name: input.name, bytes: view }, transfer);
     },
     concurrency: pool.size,
     logger,
