@@ -10,7 +10,7 @@ import {
   listingLinks,
   MAX_LISTING_BYTES,
 } from '../../sources/mrms/directory-listing';
-import { isFeedFile, newestFirst, parseMrmsFileName } from '../../sources/mrms/mrms-file-name';
+import { feedFile, newestFirst } from '../../sources/mrms/mrms-file-name';
 
 export interface HttpDirectoryFeedOptions {
   /** The directory's URL, ending in `/`. */
@@ -82,9 +82,8 @@ export function createHttpDirectoryFeed(options: HttpDirectoryFeedOptions): File
       ).toString('utf8');
       const files: FeedFile[] = [];
       for (const link of listingLinks(html, url)) {
-        const name = linkFileName(link);
-        if (!isFeedFile(name, productLevel)) continue;
-        files.push({ key: link, name, timeMs: parseMrmsFileName(name)!.timeMs });
+        const file = feedFile(link, linkFileName(link), productLevel);
+        if (file) files.push(file);
       }
       return newestFirst(files).slice(0, count);
     },

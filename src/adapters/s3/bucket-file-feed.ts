@@ -10,13 +10,7 @@
 import type { Readable } from 'node:stream';
 import type { BucketItem } from 'minio';
 import { FeedFileError, type FeedFile, type FileFeed } from '../../domain/ports';
-import {
-  baseName,
-  dayFolder,
-  isFeedFile,
-  newestFirst,
-  parseMrmsFileName,
-} from '../../sources/mrms/mrms-file-name';
+import { baseName, dayFolder, feedFile, newestFirst } from '../../sources/mrms/mrms-file-name';
 import type { S3Client } from './client';
 import { isS3NotFound } from './errors';
 
@@ -70,9 +64,8 @@ export function createBucketFileFeed(options: BucketFileFeedOptions): FileFeed {
     const files: FeedFile[] = [];
     for (const item of await list(`${prefix}${day}/`, '', startAfter)) {
       if (item.name === undefined) continue;
-      const name = baseName(item.name);
-      if (!isFeedFile(name, productLevel)) continue;
-      files.push({ key: item.name, name, timeMs: parseMrmsFileName(name)!.timeMs });
+      const file = feedFile(item.name, baseName(item.name), productLevel);
+      if (file) files.push(file);
     }
     return files;
   };

@@ -47,11 +47,14 @@ export function parseMrmsFileName(name: string): MrmsFileName | undefined {
 }
 
 /**
- * Whether `name` is a gzip-compressed MRMS file of `productLevel` (the files a follower
- * publishes; other products in the same place are ignored, not refused).
+ * The feed file at `key` named `name` when it is a gzip-compressed MRMS file of `productLevel`
+ * (the files a follower publishes), with the time its name carries; `undefined` for anything
+ * else (other products in the same place are ignored, not refused).
  */
-export function isFeedFile(name: string, productLevel: string): boolean {
-  return name.endsWith('.gz') && parseMrmsFileName(name)?.productLevel === productLevel;
+export function feedFile(key: string, name: string, productLevel: string): FeedFile | undefined {
+  if (!name.endsWith('.gz')) return undefined;
+  const parsed = parseMrmsFileName(name);
+  return parsed?.productLevel === productLevel ? { key, name, timeMs: parsed.timeMs } : undefined;
 }
 
 /** The UTC day folder of an instant in NOAA's bucket layout: `YYYYMMDD`. */
