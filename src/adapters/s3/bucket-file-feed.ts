@@ -10,6 +10,7 @@
 import type { Readable } from 'node:stream';
 import type { BucketItem } from 'minio';
 import { FeedFileError, type FeedFile, type FileFeed } from '../../domain/ports';
+import { readBounded } from '../../shared/read-bounded';
 import { baseName, dayFolder, feedFile, newestFirst } from '../../sources/mrms/mrms-file-name';
 import type { S3Client } from './client';
 import { isS3NotFound } from './errors';
@@ -116,17 +117,11 @@ export function createBucketFileFeed(options: BucketFileFeedOptions): FileFeed {
         if (isS3NotFound(error)) throw new FeedFileError(file.key, 'missing', 'the object is gone');
         throw error;
       }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of stream) {
-        size += (chunk as Buffer).length;
-        if (size > maxBytes) {
-          stream.destroy();
-          throw new FeedFileError(file.key, 'too-large', `more than ${maxBytes} bytes`);
-        }
-        chunks.push(chunk as Buffer);
-      }
-      return Buffer.concat(chunks, size);
+      return readBounded(
+        stream,
+        maxBytes,
+        () => new FeedFileError(file.key, 'too-large', `more than ${maxBytes} bytes`),
+      );
     },
   };
 }
