@@ -12,7 +12,7 @@ import { createLogger } from '../logger';
 import { integerFlag, SIM_LIMITS } from '../sim/limits';
 import { defaultPoolSize } from '../render/render-pool';
 import type { FrameProgress } from '../sim/simulator';
-import { openArchives } from '../wiring/open-archives';
+import { openArchives, openUploadArchives } from '../wiring/open-archives';
 import { onStopSignals } from '../wiring/stop-signals';
 import { buildSimulator } from '../wiring/simulator';
 
@@ -94,13 +94,11 @@ async function main(): Promise<void> {
   const counts = { published: 0, skipped: 0, failed: 0 };
   let firstMs: number | undefined;
   const config = loadConfig(process.env);
-  // `--out` is the directory when archives live on disk; uploads get a longer first-byte limit.
+  // `--out` is the directory when archives live on disk.
   const archives =
     config.archives.kind === 'fs'
       ? openArchives({ kind: 'fs', dir: args.out }, logger)
-      : openArchives(config.archives, logger, {
-          timeoutMs: Math.max(config.archives.timeoutMs, 10_000),
-        });
+      : openUploadArchives(config.archives, logger);
   const simulator = buildSimulator(
     archives.frameSink(),
     {

@@ -23,7 +23,7 @@ import { createMrmsFollower, type MrmsFollower } from '../sources/mrms/mrms-foll
 import { createMrmsPool, type MrmsFrameInput } from '../sources/mrms/mrms-frame';
 import { closer, startAll, stoppers, type Component } from './component';
 import { createShutdown, listen } from './lifecycle';
-import { openArchives } from './open-archives';
+import { openUploadArchives } from './open-archives';
 import type { MrmsOverrides } from './overrides';
 import { connectRedis, LEADER_LEASE_TTL_MS, redisLeaderLease } from './redis';
 
@@ -154,13 +154,7 @@ export async function buildMrmsProducer(
   const logger = overrides.logger ?? createLogger(config.logLevel, { service: 'radar-mrms' });
   const owner = overrides.owner ?? processInstanceName();
   const registry = createRegistry();
-  // Uploads of whole archives get a longer first-byte limit than range reads.
-  const archives =
-    config.archives.kind === 's3'
-      ? openArchives(config.archives, logger, {
-          timeoutMs: Math.max(config.archives.timeoutMs, 10_000),
-        })
-      : openArchives(config.archives, logger);
+  const archives = openUploadArchives(config.archives, logger);
   await archives.prepare();
   const redis =
     config.catalog.kind === 'redis' ? connectRedis(config.catalog, logger, 'mrms') : undefined;
