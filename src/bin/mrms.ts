@@ -19,7 +19,7 @@ import { Grib2Error } from '../sources/mrms/grib2/grib2-error';
 import { convertMrmsFile, mrmsArchiveFacts } from '../sources/mrms/mrms-frame';
 import { MrmsProductError } from '../sources/mrms/mrms-grid';
 import { MRMS_LIMITS } from '../sources/mrms/mrms-settings';
-import { limitProblem } from '../sim/limits';
+import { integerFlag } from '../sim/limits';
 import { onFatalErrors, onSignals } from '../wiring/lifecycle';
 import { buildMrmsProducer } from '../wiring/mrms';
 
@@ -45,12 +45,7 @@ function parse(argv: string[]) {
     },
     strict: true,
   });
-  const maxZoom = Number(values['max-zoom']);
-  const problem = /^[0-9]+$/.test(values['max-zoom'])
-    ? limitProblem(MRMS_LIMITS.maxZoom, maxZoom)
-    : 'must be an integer';
-  if (problem !== undefined)
-    throw new Error(`--max-zoom ${problem}, got ${JSON.stringify(values['max-zoom'])}`);
+  const maxZoom = integerFlag('max-zoom', values['max-zoom'], MRMS_LIMITS.maxZoom);
   return { help: values.help, file: values.file, out: values.out, maxZoom };
 }
 

@@ -9,10 +9,10 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config';
 import { createLogger } from '../logger';
-import { type IntegerLimit, limitProblem, SIM_LIMITS } from '../sim/limits';
+import { integerFlag, SIM_LIMITS } from '../sim/limits';
 import { defaultPoolSize } from '../render/render-pool';
 import type { FrameProgress } from '../sim/simulator';
-import { openArchives } from '../wiring/open-archives';
+import { openArchives, openUploadArchives } from '../wiring/open-archives';
 import { onStopSignals } from '../wiring/stop-signals';
 import { buildSimulator } from '../wiring/simulator';
 
@@ -29,13 +29,6 @@ const USAGE = `usage: simulate [--out DIR] [--backfill N] [--cadence SECONDS] [-
   --once             publish the startup frames, then exit
   --log-level LEVEL  JSON log level on stdout (default warn)
 `;
-
-function integer(name: string, value: string, limit: IntegerLimit): number {
-  const n = Number(value);
-  const problem = /^-?[0-9]+$/.test(value) ? limitProblem(limit, n) : 'must be an integer';
-  if (problem !== undefined) throw new Error(`--${name} ${problem}, got ${JSON.stringify(value)}`);
-  return n;
-}
 
 function parse(argv: string[]) {
   const { values } = parseArgs({
@@ -56,17 +49,17 @@ function parse(argv: string[]) {
   return {
     help: values.help,
     out: values.out,
-    backfill: integer('backfill', values.backfill, SIM_LIMITS.backfill),
-    cadenceS: integer('cadence', values.cadence, SIM_LIMITS.cadenceS),
-    maxZoom: integer('max-zoom', values['max-zoom'], SIM_LIMITS.maxZoom),
+    backfill: integerFlag('backfill', values.backfill, SIM_LIMITS.backfill),
+    cadenceS: integerFlag('cadence', values.cadence, SIM_LIMITS.cadenceS),
+    maxZoom: integerFlag('max-zoom', values['max-zoom'], SIM_LIMITS.maxZoom),
     workers:
       values.workers === undefined
         ? defaultPoolSize()
-        : integer('workers', values.workers, SIM_LIMITS.workers),
+        : integerFlag('workers', values.workers, SIM_LIMITS.workers),
     seed:
       values.seed === undefined
         ? undefined
-        : integer('seed', values.seed, { min: 0, max: 2 ** 32 - 1 }),
+        : integerFlag('seed', values.seed, { min: 0, max: 2 ** 32 - 1 }),
     once: values.once,
     logLevel: values['log-level'],
   };
@@ -101,13 +94,11 @@ async function main(): Promise<void> {
   const counts = { published: 0, skipped: 0, failed: 0 };
   let firstMs: number | undefined;
   const config = loadConfig(process.env);
-  // `--out` is the directory when archives live on disk; uploads get a longer first-byte limit.
+  // `--out` is the directory when archives live on disk.
   const archives =
     config.archives.kind === 'fs'
       ? openArchives({ kind: 'fs', dir: args.out }, logger)
-      : openArchives(config.archives, logger, {
-          timeoutMs: Math.max(config.archives.timeoutMs, 10_000),
-        });
+      : openUploadArchives(config.archives, logger);
   const simulator = buildSimulator(
     archives.frameSink(),
     {

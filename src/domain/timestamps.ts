@@ -11,32 +11,50 @@ export function hasTimestampShape(value: string): boolean {
 }
 
 /**
- * Epoch milliseconds of a timestamp, or `undefined` when it is not 12 digits or not a real
- * UTC calendar minute (month 13, Feb 30, hour 24 are rejected). Every year 0000-9999 is read
- * as written, in the proleptic Gregorian calendar (`Date.UTC` would read 0000-0099 as
- * 1900-1999), so all valid calendar minutes are judged alike.
+ * Epoch milliseconds of a UTC calendar instant (month 1-12), or `undefined` when it is not a
+ * real one (month 13, Feb 30, hour 24, second 60 are rejected, never rolled over). Every year
+ * is read as written, in the proleptic Gregorian calendar (`Date.UTC` would read 0-99 as
+ * 1900-1999), so all valid instants are judged alike. The one calendar check of timestamps,
+ * MRMS file names and GRIB2 reference times.
  */
-export function parseTimestamp(value: string): number | undefined {
-  if (!hasTimestampShape(value)) return undefined;
-  const year = Number(value.slice(0, 4));
-  const month = Number(value.slice(4, 6));
-  const day = Number(value.slice(6, 8));
-  const hour = Number(value.slice(8, 10));
-  const minute = Number(value.slice(10, 12));
+export function utcCalendarMs(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+): number | undefined {
   const check = new Date(0);
   check.setUTCFullYear(year, month - 1, day);
-  check.setUTCHours(hour, minute, 0, 0);
-  const ms = check.getTime();
+  check.setUTCHours(hour, minute, second, 0);
   if (
     check.getUTCFullYear() !== year ||
     check.getUTCMonth() !== month - 1 ||
     check.getUTCDate() !== day ||
     check.getUTCHours() !== hour ||
-    check.getUTCMinutes() !== minute
+    check.getUTCMinutes() !== minute ||
+    check.getUTCSeconds() !== second
   ) {
     return undefined;
   }
-  return ms;
+  return check.getTime();
+}
+
+/**
+ * Epoch milliseconds of a timestamp, or `undefined` when it is not 12 digits or not a real
+ * UTC calendar minute ({@link utcCalendarMs}: every year 0000-9999 read as written).
+ */
+export function parseTimestamp(value: string): number | undefined {
+  if (!hasTimestampShape(value)) return undefined;
+  return utcCalendarMs(
+    Number(value.slice(0, 4)),
+    Number(value.slice(4, 6)),
+    Number(value.slice(6, 8)),
+    Number(value.slice(8, 10)),
+    Number(value.slice(10, 12)),
+    0,
+  );
 }
 
 /** Formats epoch milliseconds as a UTC timestamp, truncating seconds. */

@@ -7,6 +7,7 @@
 import type { Logger } from '../logger';
 import type { IngestCycle } from './ingest-cycle';
 import type { LeaderLease } from '../domain/ports';
+import { createLeadership } from '../shared/leadership';
 import { createSerialTrigger } from '../shared/serial-trigger';
 
 export interface IngestWorker {
@@ -36,64 +37,54 @@ export interface IngestWorkerOptions {
 }
 
 export function createIngestWorker(options: IngestWorkerOptions): IngestWorker {
-  const { cycle, lease, logger } = options;
+  const { cycle, logger } = options;
   const now = options.now ?? Date.now;
-  let leader = false;
   let lastSuccess = 0;
   let stopped = false;
   let started = false;
-  const timers: NodeJS.Timeout[] = [];
+  let pollTimer: NodeJS.Timeout | undefined;
+
+  const leadership = createLeadership({
+    lease: options.lease,
+    renewMs: options.leaseRenewMs,
+    logger,
+    role: 'ingest',
+    onChange: (leader) => {
+      options.onLeadershipChange?.(leader);
+      if (leader) runner.trigger(); // reconcile at once on taking over
+    },
+  });
 
   const runner = createSerialTrigger(
     async () => {
-      if (!leader || stopped) return;
+      if (!leadership.isLeader() || stopped) return;
       await cycle.run();
       lastSuccess = now();
     },
     (err) => logger.error({ err }, 'ingest pass failed; retrying at the next trigger'),
   );
 
-  const setLeader = (value: boolean) => {
-    if (value === leader) return;
-    leader = value;
-    logger.info({ leader }, value ? 'ingest leadership acquired' : 'ingest leadership lost');
-    options.onLeadershipChange?.(value);
-    if (value) runner.trigger(); // reconcile at once on taking over
-  };
-
-  const renew = async () => {
-    try {
-      setLeader(await lease.acquire());
-    } catch (err) {
-      logger.warn({ err: (err as Error).message }, 'leader lease check failed');
-      setLeader(false);
-    }
-  };
-
   return {
     async start() {
       started = true;
-      await renew();
-      timers.push(setInterval(() => void renew(), options.leaseRenewMs));
-      timers.push(setInterval(() => runner.trigger(), options.pollMs));
+      await leadership.start();
+      pollTimer = setInterval(() => runner.trigger(), options.pollMs);
       await runner.idle();
     },
     notify: () => runner.trigger(),
     retake() {
       if (!started || stopped) return;
-      void renew().then(() => runner.trigger());
+      void leadership.renew().then(() => runner.trigger());
     },
-    isLeader: () => leader,
+    isLeader: () => leadership.isLeader(),
     lastSuccessAgeS: () =>
       lastSuccess === 0 ? Number.POSITIVE_INFINITY : (now() - lastSuccess) / 1000,
     async stop() {
       stopped = true;
-      for (const timer of timers) clearInterval(timer);
+      leadership.stopRenewing();
+      if (pollTimer) clearInterval(pollTimer);
       await runner.idle();
-      if (leader) {
-        await lease.release().catch(() => {});
-        setLeader(false);
-      }
+      await leadership.release();
     },
   };
 }

@@ -5,6 +5,7 @@
  * version of the object (other size or ETag) starts afresh. Entries of objects that left the
  * listing are forgotten, so the map is bounded by what the store holds.
  */
+import { backoffMs } from '../shared/backoff';
 import type { ReadFailureReason } from './read-failure';
 
 export const BACKOFF_BASE_MS = 2_000;
@@ -39,8 +40,8 @@ export function createObjectBackoff(): ObjectBackoff {
     fail(name, version, reason, nowMs) {
       const previous = failures.get(name);
       const attempts = previous?.version === version ? previous.attempts + 1 : 1;
-      const delayMs = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (attempts - 1));
-      const failure = { version, reason, attempts, retryAtMs: nowMs + delayMs };
+      const retryAtMs = nowMs + backoffMs(attempts, BACKOFF_BASE_MS, BACKOFF_MAX_MS);
+      const failure = { version, reason, attempts, retryAtMs };
       failures.set(name, failure);
       return failure;
     },

@@ -63,18 +63,46 @@ export function checkDirectory(stored: Uint8Array, header: PmtilesHeader): Direc
   return { ok: true, directory };
 }
 
-/** What is wrong with the stored metadata section, or undefined when it is a JSON object. */
-export function metadataProblem(stored: Uint8Array, header: PmtilesHeader): string | undefined {
-  if (stored.length === 0) return undefined; // no metadata: describes nothing, reads fine
+/** A metadata section that decompresses but is not a JSON object. */
+export class MetadataFormatError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MetadataFormatError';
+  }
+}
+
+/**
+ * The metadata object of a stored metadata section (`{}` when it is empty: no metadata
+ * describes nothing). Decompressed within {@link MAX_SECTION_OUTPUT_BYTES}, like a directory;
+ * how much of it is stored is the caller's bound to set before reading it (ingest refuses more
+ * than {@link MAX_METADATA_BYTES}). Throws `DirectoryFormatError` when the section does not
+ * decompress (codec, corrupt data, too long) and {@link MetadataFormatError} when its text is
+ * not a JSON object: one parse for ingest's check, the tile lookup and a producer's own archive.
+ */
+export function parseMetadataSection(
+  stored: Uint8Array,
+  compression: number,
+): Record<string, unknown> {
+  if (stored.length === 0) return {};
+  const text = decompressInternal(stored, compression, MAX_SECTION_OUTPUT_BYTES).toString('utf8');
   let value: unknown;
   try {
-    const text = decompressInternal(stored, header.internalCompression, MAX_SECTION_OUTPUT_BYTES);
-    value = JSON.parse(text.toString('utf8'));
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new MetadataFormatError((err as Error).message);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new MetadataFormatError('metadata is not a JSON object');
+  return value as Record<string, unknown>;
+}
+
+/** What is wrong with the stored metadata section, or undefined when it is a JSON object. */
+export function metadataProblem(stored: Uint8Array, header: PmtilesHeader): string | undefined {
+  try {
+    parseMetadataSection(stored, header.internalCompression);
   } catch (err) {
     return (err as Error).message;
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
-    return 'metadata is not a JSON object';
   return undefined;
 }
 

@@ -7,6 +7,7 @@
 import { types } from 'node:util';
 import type { ReflectivityGrid } from '../domain/reflectivity-grid';
 import { checkFrameRenderOptions, type FrameRenderOptions, renderFrame } from './render-frame';
+import { movable } from './movable-view';
 import { createRenderPool, type RenderPool } from './render-pool';
 import { jobModulePath, type WorkerJob } from './worker-job';
 
@@ -16,8 +17,9 @@ export interface GridRenderPool {
   readonly size: number;
   /**
    * The archive of `grid`, as {@link renderFrame} makes it. The grid's `values` are moved to
-   * the worker: unless they live in a SharedArrayBuffer, the caller's array is empty (detached)
-   * once this is called, so pass a copy to keep the values. Rejects like the pool does (a bad
+   * the worker: unless they live in a SharedArrayBuffer (shared) or in part of a larger buffer
+   * (copied, see movable-view.ts), the caller's array is empty (detached) once this is called,
+   * so pass a copy to keep the values. Rejects like the pool does (a bad
    * grid: the renderer's RangeError message).
    */
   render(grid: ReflectivityGrid): Promise<Buffer>;
@@ -44,9 +46,10 @@ export function createGridRenderPool(options: GridRenderPoolOptions = {}): GridR
   return {
     size: pool.size,
     render: (grid) => {
-      // `types` rather than instanceof: arrays made in another realm (vm, jest) count too.
-      const buffer = grid.values?.buffer;
-      return pool.render(grid, types.isArrayBuffer(buffer) ? [buffer] : []);
+      // Not a Float32Array: the worker refuses the grid with the renderer's reason.
+      if (!types.isFloat32Array(grid.values)) return pool.render(grid);
+      const { view, transfer } = movable(grid.values);
+      return pool.render(view === grid.values ? grid : { ...grid, values: view }, transfer);
     },
     close: () => pool.close(),
   };

@@ -4,7 +4,8 @@
  * can write (pngjs only decodes palette images; tests decode ours with it).
  */
 import { deflateSync } from 'node:zlib';
-import { pngChunk } from './png-crc';
+import type { Rgba } from './colour-schemes';
+import { paletteChunks, pngChunk, PNG_SIGNATURE } from './png-crc';
 
 /** Bit depths allowed for colour type 3. */
 export type IndexedBitDepth = 1 | 2 | 4 | 8;
@@ -26,36 +27,20 @@ export interface IndexedPngOptions {
   readonly level?: number;
 }
 
-const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-function chunk(type: string, data: Uint8Array): Buffer {
-  const bytes = pngChunk(type, data);
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
 /**
  * Creates an encoder for `palette` (RGBA per index, at most 256 entries). The PLTE and tRNS
  * chunks are built once here because every tile of every frame repeats them.
  */
 export function createIndexedPngEncoder(
-  palette: ReadonlyArray<readonly [number, number, number, number]>,
+  palette: readonly Rgba[],
   options: IndexedPngOptions = {},
 ): IndexedPngEncoder {
   if (palette.length === 0 || palette.length > 256) {
     throw new RangeError(`palette needs 1..256 entries, got ${palette.length}`);
   }
   const level = options.level ?? 6;
-  const plte = chunk('PLTE', Uint8Array.from(palette.flatMap(([r, g, b]) => [r, g, b])));
-  // tRNS may stop after the last non-opaque entry.
-  let lastTranslucent = -1;
-  palette.forEach(([, , , a], i) => {
-    if (a !== 255) lastTranslucent = i;
-  });
-  const trns =
-    lastTranslucent >= 0
-      ? chunk('tRNS', Uint8Array.from(palette.slice(0, lastTranslucent + 1).map(([, , , a]) => a)))
-      : Buffer.alloc(0);
-  const iend = chunk('IEND', new Uint8Array(0));
+  const { plte, trns } = paletteChunks(palette);
+  const iend = pngChunk('IEND', new Uint8Array(0));
 
   return {
     encode(width, height, bitDepth, scanlines) {
@@ -74,8 +59,8 @@ export function createIndexedPngEncoder(
       ihdr[8] = bitDepth;
       ihdr[9] = 3; // colour type: palette
       // bytes 10..12: compression 0, filter method 0, interlace none
-      const idat = chunk('IDAT', deflateSync(scanlines, { level }));
-      return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), plte, trns, idat, iend]);
+      const idat = pngChunk('IDAT', deflateSync(scanlines, { level }));
+      return Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', ihdr), plte, trns, idat, iend]);
     },
   };
 }

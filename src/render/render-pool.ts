@@ -110,14 +110,17 @@ export function createRenderPool<Input>(options: RenderPoolOptions): RenderPool<
       const job = slot.job;
       if (!job || job.id !== reply.id) return;
       finish(slot);
-      if (reply.ok) job.resolve(Buffer.from(reply.bytes));
-      else
+      if (reply.ok) {
+        const { bytes } = reply;
+        job.resolve(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      } else {
         job.reject(
           new RenderJobError(
             `rendering ${describe(job.input)} failed: ${reply.message}`,
             reply.errorName,
           ),
         );
+      }
     });
     const fail = (error: Error) => {
       const job = slot.job;

@@ -4,6 +4,7 @@
  * `render-pool.ts`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { movable } from './movable-view';
 import type { WorkerJob, WorkerJobModule, WorkerJobSpec } from './worker-job';
 
 /** Pool -> worker: make the archive of `input`. */
@@ -12,9 +13,9 @@ export interface RenderRequest {
   readonly input: unknown;
 }
 
-/** Worker -> pool: the archive (its ArrayBuffer is transferred), or why rendering failed. */
+/** Worker -> pool: the archive (its buffer is transferred), or why rendering failed. */
 export type RenderReply =
-  | { readonly id: number; readonly ok: true; readonly bytes: ArrayBuffer }
+  | { readonly id: number; readonly ok: true; readonly bytes: Uint8Array }
   | {
       readonly id: number;
       readonly ok: false;
@@ -28,20 +29,6 @@ export interface RenderWorkerData {
   /** Marks a render worker, so importing this module anywhere else does nothing. */
   readonly kind: 'radar-render';
   readonly job: WorkerJobSpec;
-}
-
-/** A transferable ArrayBuffer holding exactly `bytes` (copied only if it shares a pool slab). */
-export function detachable(bytes: Buffer): ArrayBuffer {
-  if (
-    bytes.byteOffset === 0 &&
-    bytes.byteLength === bytes.buffer.byteLength &&
-    bytes.buffer instanceof ArrayBuffer
-  ) {
-    return bytes.buffer;
-  }
-  const copy = new ArrayBuffer(bytes.byteLength);
-  new Uint8Array(copy).set(bytes);
-  return copy;
 }
 
 /** Loads the job module (CommonJS `require`: the path has no extension, see WorkerJobSpec). */
@@ -70,9 +57,9 @@ if (port && data?.kind === 'radar-render') {
   port.on('message', (request: RenderRequest) => {
     let reply: RenderReply;
     try {
-      const bytes = detachable(job(request.input));
-      reply = { id: request.id, ok: true, bytes };
-      port.postMessage(reply, [bytes]);
+      const { view, transfer } = movable<Uint8Array>(job(request.input));
+      reply = { id: request.id, ok: true, bytes: view };
+      port.postMessage(reply, transfer);
     } catch (error) {
       reply = {
         id: request.id,

@@ -7,7 +7,7 @@
  * palette size when the rewrite is created. Pure `Uint8Array` code: the server rewrites tiles
  * with it, and the viewer swaps palettes with it in the browser.
  */
-import { pngChunk } from './png-crc';
+import { paletteChunks, PNG_SIGNATURE } from './png-crc';
 import type { Rgba } from './colour-schemes';
 
 /** A tile that is not a palette PNG in the expected palette: the rewrite cannot keep its promise. */
@@ -21,7 +21,6 @@ export class PaletteMismatchError extends Error {
 /** Rewrites one PNG; throws {@link PaletteMismatchError} for a PNG it must not recolour. */
 export type PaletteRewrite = (png: Uint8Array) => Uint8Array;
 
-const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 /** Chunk types as big-endian 32-bit numbers, compared without making strings. */
 const IHDR = 0x49484452;
 const PLTE = 0x504c5445;
@@ -39,15 +38,7 @@ interface Replacement {
 
 function replacement(from: readonly Rgba[], to: readonly Rgba[], n: number): Replacement {
   const plteData = new Uint8Array(from.slice(0, n).flatMap(([r, g, b]) => [r, g, b]));
-  const plte = pngChunk('PLTE', new Uint8Array(to.slice(0, n).flatMap(([r, g, b]) => [r, g, b])));
-  // tRNS may stop after the last entry that is not opaque.
-  let last = -1;
-  for (let i = 0; i < n; i++) if (to[i]![3] !== 255) last = i;
-  const trns =
-    last < 0
-      ? new Uint8Array(0)
-      : pngChunk('tRNS', new Uint8Array(to.slice(0, last + 1).map(([, , , a]) => a)));
-  return { plteData, plte, trns };
+  return { plteData, ...paletteChunks(to.slice(0, n)) };
 }
 
 const u32 = (b: Uint8Array, at: number): number =>
@@ -76,7 +67,7 @@ export function createPaletteRewrite(
     const size = png.length;
     if (size < 33) throw new PaletteMismatchError('not a PNG');
     for (let i = 0; i < 8; i++)
-      if (png[i] !== SIGNATURE[i]) throw new PaletteMismatchError('not a PNG');
+      if (png[i] !== PNG_SIGNATURE[i]) throw new PaletteMismatchError('not a PNG');
     if (u32(png, 8) !== 13 || u32(png, 12) !== IHDR)
       throw new PaletteMismatchError('IHDR is not the first chunk');
     const bitDepth = png[24]!;

@@ -7,11 +7,10 @@
  * once, so a reply lost after the counts were added never counts them twice (docs/usage.md,
  * "Accuracy"). `stop` takes what is left and flushes it, retrying briefly.
  */
-import { randomBytes } from 'node:crypto';
-import os from 'node:os';
 import type { UsageStore } from '../domain/ports';
 import { REQUESTS_FIELD, type UsageBatch } from '../domain/usage';
 import type { Logger } from '../logger';
+import { processInstanceName } from '../shared/process-name';
 import type { UsageMeter } from './usage-meter';
 
 /** What the flusher reports (metrics). */
@@ -48,11 +47,6 @@ export interface UsageFlusher {
   stop(): Promise<void>;
 }
 
-/** A name for this process's batches: host, pid and a random part (a restart gets a new one). */
-export function usageSource(): string {
-  return `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-}
-
 /**
  * Key-hours per batch: a flush of more is sent as several batches, one after the other, so
  * one store call (one Lua script in Redis) never grows with the number of active keys.
@@ -65,7 +59,7 @@ const FAILURE_LOG_INTERVAL_MS = 30_000;
 /** A flusher of `meter` into `store`; `start` begins the ticks, `stop` ends with a last flush. */
 export function createUsageFlusher(options: UsageFlusherOptions): UsageFlusher {
   const { meter, store, logger } = options;
-  const source = options.source ?? usageSource();
+  const source = options.source ?? processInstanceName();
   const events = options.events;
   let seq = 0;
   /** Batches taken and not yet acknowledged, oldest first; sent in order. */

@@ -35,6 +35,17 @@ export function limitProblem(limit: IntegerLimit, value: number): string | undef
   return undefined;
 }
 
+/**
+ * The integer a command-line flag `--name value` gives, within `limit`; throws an Error naming
+ * the flag, the problem and the value as typed (the CLIs print it above their usage).
+ */
+export function integerFlag(name: string, value: string, limit: IntegerLimit): number {
+  const n = Number(value);
+  const problem = /^-?[0-9]+$/.test(value) ? limitProblem(limit, n) : 'must be an integer';
+  if (problem !== undefined) throw new Error(`--${name} ${problem}, got ${JSON.stringify(value)}`);
+  return n;
+}
+
 /** Throws a RangeError naming `setting` when `value` is outside its limit. */
 export function checkSimSetting(setting: SimSetting, value: number): number {
   const problem = limitProblem(SIM_LIMITS[setting], value);

@@ -15,7 +15,11 @@ import {
   findTile,
   type Directory,
 } from '../pmtiles/directory-reader';
-import { MAX_SECTION_OUTPUT_BYTES } from '../pmtiles/archive-check';
+import {
+  MAX_SECTION_OUTPUT_BYTES,
+  MetadataFormatError,
+  parseMetadataSection,
+} from '../pmtiles/archive-check';
 import { HEADER_BYTES, decodeHeader, type PmtilesHeader } from '../pmtiles/header';
 import { readWhole } from '../shared/read-whole';
 
@@ -146,17 +150,11 @@ export function createTileLocator(options: TileLocatorOptions): TileLocator {
         length: header.jsonMetadataLength,
       });
       try {
-        const value: unknown = JSON.parse(
-          decompressInternal(raw, header.internalCompression, MAX_SECTION_OUTPUT_BYTES).toString(
-            'utf8',
-          ),
-        );
-        return value !== null && typeof value === 'object' && !Array.isArray(value)
-          ? (value as Record<string, unknown>)
-          : {};
+        return parseMetadataSection(raw, header.internalCompression);
       } catch (err) {
-        if (err instanceof DirectoryFormatError) throw err;
-        return {}; // metadata that is not JSON describes nothing; tiles stay readable
+        // Metadata that is not a JSON object describes nothing; tiles stay readable.
+        if (err instanceof MetadataFormatError) return {};
+        throw err;
       }
     },
   });

@@ -4,8 +4,6 @@
  * into the Redis index while it holds the leader lease, and serves `/healthz`, `/readyz` and
  * `/metrics` on its admin port.
  */
-import { randomBytes } from 'node:crypto';
-import os from 'node:os';
 import { waitForRedisReady } from '../adapters/redis/client';
 import { createRedisRevalidationQueue } from '../adapters/redis/revalidation-queue';
 import type { Config } from '../config';
@@ -13,16 +11,14 @@ import { createAdminServer } from '../http/admin';
 import { createIngestWorker, type IngestWorker } from '../ingest/ingest-worker';
 import { createLogger } from '../logger';
 import { createRegistry, exposition, finiteOr, liveGauge } from '../observability/registry';
+import { processInstanceName } from '../shared/process-name';
 import { createIngestMetrics } from '../observability/ingest-metrics';
 import { openArchives } from './open-archives';
 import { startAll, stoppers, type Component } from './component';
 import { ingestCycle } from './ingest-parts';
 import { createShutdown, listen } from './lifecycle';
 import type { IngestOverrides } from './overrides';
-import { connectRedis, redisCatalogWriter, redisLeaderLease } from './redis';
-
-/** How long a crashed leader keeps the lease; renewed every third of it. */
-const LEASE_TTL_MS = 15_000;
+import { connectRedis, LEADER_LEASE_TTL_MS, redisCatalogWriter, redisLeaderLease } from './redis';
 
 export interface RunningIngest {
   readonly adminPort: number;
@@ -38,8 +34,7 @@ export async function buildIngest(
   if (config.catalog.kind !== 'redis')
     throw new Error('the ingest worker needs REDIS_URL (embedded mode ingests in-process)');
   const logger = overrides.logger ?? createLogger(config.logLevel, { service: 'radar-ingest' });
-  const owner =
-    overrides.owner ?? `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const owner = overrides.owner ?? processInstanceName();
   const registry = createRegistry();
   const metrics = createIngestMetrics(registry);
   const redis = connectRedis(config.catalog, logger, 'ingest');
@@ -54,10 +49,10 @@ export async function buildIngest(
   );
   const worker = createIngestWorker({
     cycle,
-    lease: redisLeaderLease(redis, owner, LEASE_TTL_MS),
+    lease: redisLeaderLease(redis, owner, LEADER_LEASE_TTL_MS),
     logger,
     pollMs: config.ingestPollS * 1000,
-    leaseRenewMs: LEASE_TTL_MS / 3,
+    leaseRenewMs: LEADER_LEASE_TTL_MS / 3,
   });
   liveGauge(
     registry,

@@ -4,8 +4,6 @@
  * `npm run mrms`, the admin listener and the leader lease in Redis. Embedded replicas run the
  * same follower in-process with `RADAR_SOURCE=mrms`.
  */
-import { randomBytes } from 'node:crypto';
-import os from 'node:os';
 import type { Registry } from 'prom-client';
 import { createHttpDirectoryFeed } from '../adapters/fetch/http-directory-feed';
 import { createDirectoryFileFeed } from '../adapters/fs/directory-file-feed';
@@ -19,16 +17,15 @@ import { createAdminServer } from '../http/admin';
 import { createLogger, type Logger } from '../logger';
 import { createMrmsMetrics, mrmsGauges } from '../observability/mrms-metrics';
 import { createRegistry, exposition } from '../observability/registry';
+import { movable } from '../render/movable-view';
+import { processInstanceName } from '../shared/process-name';
 import { createMrmsFollower, type MrmsFollower } from '../sources/mrms/mrms-follower';
 import { createMrmsPool, type MrmsFrameInput } from '../sources/mrms/mrms-frame';
 import { closer, startAll, stoppers, type Component } from './component';
 import { createShutdown, listen } from './lifecycle';
-import { openArchives } from './open-archives';
+import { openUploadArchives } from './open-archives';
 import type { MrmsOverrides } from './overrides';
-import { connectRedis, redisLeaderLease } from './redis';
-
-/** How long a crashed producer keeps the lease; renewed every third of it. */
-const LEASE_TTL_MS = 15_000;
+import { connectRedis, LEADER_LEASE_TTL_MS, redisLeaderLease } from './redis';
 
 /** The feed of `mrms.source`; its connections close last. */
 export function openFileFeed(mrms: MrmsSettings): { feed: FileFeed; connections: Component } {
@@ -65,13 +62,6 @@ export function openFileFeed(mrms: MrmsSettings): { feed: FileFeed; connections:
   }
 }
 
-/** A buffer that owns its whole ArrayBuffer, so it can be moved to a worker without a copy there. */
-function ownedBytes(bytes: Uint8Array): Uint8Array {
-  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
-    ? bytes
-    : Uint8Array.from(bytes);
-}
-
 /** The follower over `sink`, with its render pool and feed, as one component. */
 export function mrmsFollowerComponent(
   sink: FrameSink,
@@ -89,8 +79,8 @@ export function mrmsFollowerComponent(
     feed,
     sink,
     convert: (input: MrmsFrameInput) => {
-      const bytes = ownedBytes(input.bytes);
-      return pool.render({ name: input.name, bytes }, [bytes.buffer as ArrayBuffer]);
+      const { view, transfer } = movable(input.bytes);
+      return pool.render({ name: input.name, bytes: view }, transfer);
     },
     concurrency: pool.size,
     logger,
@@ -162,20 +152,13 @@ export async function buildMrmsProducer(
   overrides: MrmsOverrides = {},
 ): Promise<RunningMrmsProducer> {
   const logger = overrides.logger ?? createLogger(config.logLevel, { service: 'radar-mrms' });
-  const owner =
-    overrides.owner ?? `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const owner = overrides.owner ?? processInstanceName();
   const registry = createRegistry();
-  // Uploads of whole archives get a longer first-byte limit than range reads.
-  const archives =
-    config.archives.kind === 's3'
-      ? openArchives(config.archives, logger, {
-          timeoutMs: Math.max(config.archives.timeoutMs, 10_000),
-        })
-      : openArchives(config.archives, logger);
+  const archives = openUploadArchives(config.archives, logger);
   await archives.prepare();
   const redis =
     config.catalog.kind === 'redis' ? connectRedis(config.catalog, logger, 'mrms') : undefined;
-  const ttlMs = overrides.leaseTtlMs ?? LEASE_TTL_MS;
+  const ttlMs = overrides.leaseTtlMs ?? LEADER_LEASE_TTL_MS;
   const { follower, component } = mrmsFollowerComponent(archives.frameSink(), config.mrms, logger, {
     registry,
     lease: redis ? redisLeaderLease(redis, owner, ttlMs, MRMS_LEADER_KEY) : undefined,

@@ -93,6 +93,12 @@ export function redisRateLimiter(
 }
 
 /**
+ * How long a crashed leader keeps a leader lease (the ingest workers', the MRMS producers');
+ * holders renew it every third of this, so two missed renewals still keep it.
+ */
+export const LEADER_LEASE_TTL_MS = 15_000;
+
+/**
  * A leader lease (the ingest workers', or another group's under its own `key`); a crashed
  * leader is replaced within `ttlMs`.
  */

@@ -4,13 +4,15 @@
  * fetched, its links read (`sources/mrms/directory-listing.ts`), and the product's files among
  * them fetched one at a time. Node's own `fetch`; every request is bounded in time and size.
  */
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { FeedFileError, type FeedFile, type FileFeed } from '../../domain/ports';
 import {
   linkFileName,
   listingLinks,
   MAX_LISTING_BYTES,
 } from '../../sources/mrms/directory-listing';
-import { isFeedFile, newestFirst, parseMrmsFileName } from '../../sources/mrms/mrms-file-name';
+import { readBounded } from '../../shared/read-bounded';
+import { feedFile, newestFirst } from '../../sources/mrms/mrms-file-name';
 
 export interface HttpDirectoryFeedOptions {
   /** The directory's URL, ending in `/`. */
@@ -31,7 +33,7 @@ class HttpStatusError extends Error {
   }
 }
 
-/** The body of `response`, failing past `maxBytes` without reading the rest. */
+/** The body of `response`, failing past `maxBytes` (or a declared length past it) unread. */
 async function boundedBody(
   response: Response,
   maxBytes: number,
@@ -42,22 +44,11 @@ async function boundedBody(
     await response.body?.cancel();
     throw tooLarge();
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const reader = response.body?.getReader();
-  if (reader) {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        throw tooLarge();
-      }
-      chunks.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
-    }
-  }
-  return Buffer.concat(chunks, size);
+  if (!response.body) return Buffer.alloc(0);
+  // Node's fetch answers with Node's web streams, which are async iterable (the DOM types
+  // the compiler knows say nothing of it).
+  const body = response.body as unknown as NodeReadableStream<Uint8Array>;
+  return readBounded(body, maxBytes, tooLarge);
 }
 
 export function createHttpDirectoryFeed(options: HttpDirectoryFeedOptions): FileFeed {
@@ -82,9 +73,8 @@ export function createHttpDirectoryFeed(options: HttpDirectoryFeedOptions): File
       ).toString('utf8');
       const files: FeedFile[] = [];
       for (const link of listingLinks(html, url)) {
-        const name = linkFileName(link);
-        if (!isFeedFile(name, productLevel)) continue;
-        files.push({ key: link, name, timeMs: parseMrmsFileName(name)!.timeMs });
+        const file = feedFile(link, linkFileName(link), productLevel);
+        if (file) files.push(file);
       }
       return newestFirst(files).slice(0, count);
     },

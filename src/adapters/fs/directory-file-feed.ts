@@ -6,7 +6,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { FeedFileError, type FeedFile, type FileFeed } from '../../domain/ports';
-import { isFeedFile, newestFirst, parseMrmsFileName } from '../../sources/mrms/mrms-file-name';
+import { feedFile, newestFirst } from '../../sources/mrms/mrms-file-name';
+import { isMissingFile } from './read-errors';
 
 /** Reads `dir` recursively on every `newest`, so files added at any time are seen. */
 export function createDirectoryFileFeed(options: {
@@ -21,12 +22,9 @@ export function createDirectoryFileFeed(options: {
       const files: FeedFile[] = [];
       for (const relative of entries) {
         const name = path.basename(relative);
-        if (name.startsWith('.') || !isFeedFile(name, productLevel)) continue;
-        files.push({
-          key: path.join(dir, relative),
-          name,
-          timeMs: parseMrmsFileName(name)!.timeMs,
-        });
+        if (name.startsWith('.')) continue;
+        const file = feedFile(path.join(dir, relative), name, productLevel);
+        if (file) files.push(file);
       }
       return newestFirst(files).slice(0, count);
     },
@@ -35,8 +33,7 @@ export function createDirectoryFileFeed(options: {
       try {
         handle = await fs.open(file.key, 'r');
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-          throw new FeedFileError(file.key, 'missing', 'the file is gone');
+        if (isMissingFile(error)) throw new FeedFileError(file.key, 'missing', 'the file is gone');
         throw error;
       }
       try {

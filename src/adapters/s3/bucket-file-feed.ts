@@ -10,13 +10,8 @@
 import type { Readable } from 'node:stream';
 import type { BucketItem } from 'minio';
 import { FeedFileError, type FeedFile, type FileFeed } from '../../domain/ports';
-import {
-  baseName,
-  dayFolder,
-  isFeedFile,
-  newestFirst,
-  parseMrmsFileName,
-} from '../../sources/mrms/mrms-file-name';
+import { readBounded } from '../../shared/read-bounded';
+import { baseName, dayFolder, feedFile, newestFirst } from '../../sources/mrms/mrms-file-name';
 import type { S3Client } from './client';
 import { isS3NotFound } from './errors';
 
@@ -70,9 +65,8 @@ export function createBucketFileFeed(options: BucketFileFeedOptions): FileFeed {
     const files: FeedFile[] = [];
     for (const item of await list(`${prefix}${day}/`, '', startAfter)) {
       if (item.name === undefined) continue;
-      const name = baseName(item.name);
-      if (!isFeedFile(name, productLevel)) continue;
-      files.push({ key: item.name, name, timeMs: parseMrmsFileName(name)!.timeMs });
+      const file = feedFile(item.name, baseName(item.name), productLevel);
+      if (file) files.push(file);
     }
     return files;
   };
@@ -123,17 +117,11 @@ export function createBucketFileFeed(options: BucketFileFeedOptions): FileFeed {
         if (isS3NotFound(error)) throw new FeedFileError(file.key, 'missing', 'the object is gone');
         throw error;
       }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of stream) {
-        size += (chunk as Buffer).length;
-        if (size > maxBytes) {
-          stream.destroy();
-          throw new FeedFileError(file.key, 'too-large', `more than ${maxBytes} bytes`);
-        }
-        chunks.push(chunk as Buffer);
-      }
-      return Buffer.concat(chunks, size);
+      return readBounded(
+        stream,
+        maxBytes,
+        () => new FeedFileError(file.key, 'too-large', `more than ${maxBytes} bytes`),
+      );
     },
   };
 }

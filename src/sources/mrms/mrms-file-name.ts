@@ -6,6 +6,7 @@
  * downloading it; the archive itself is named from the GRIB2 valid time.
  */
 import type { FeedFile } from '../../domain/ports';
+import { utcCalendarMs } from '../../domain/timestamps';
 
 /** What an MRMS file name says. */
 export interface MrmsFileName {
@@ -40,26 +41,20 @@ export function parseMrmsFileName(name: string): MrmsFileName | undefined {
     number,
     number,
   ];
-  const timeMs = Date.UTC(year, month - 1, day, hour, minute, second);
-  const check = new Date(timeMs);
-  if (
-    check.getUTCFullYear() !== year ||
-    check.getUTCMonth() !== month - 1 ||
-    check.getUTCDate() !== day ||
-    check.getUTCHours() !== hour ||
-    check.getUTCMinutes() !== minute ||
-    check.getUTCSeconds() !== second
-  )
-    return undefined;
+  const timeMs = utcCalendarMs(year, month, day, hour, minute, second);
+  if (timeMs === undefined) return undefined;
   return { productLevel: m[1]!, product: m[2]!, level: m[3]!, timeMs };
 }
 
 /**
- * Whether `name` is a gzip-compressed MRMS file of `productLevel` (the files a follower
- * publishes; other products in the same place are ignored, not refused).
+ * The feed file at `key` named `name` when it is a gzip-compressed MRMS file of `productLevel`
+ * (the files a follower publishes), with the time its name carries; `undefined` for anything
+ * else (other products in the same place are ignored, not refused).
  */
-export function isFeedFile(name: string, productLevel: string): boolean {
-  return name.endsWith('.gz') && parseMrmsFileName(name)?.productLevel === productLevel;
+export function feedFile(key: string, name: string, productLevel: string): FeedFile | undefined {
+  if (!name.endsWith('.gz')) return undefined;
+  const parsed = parseMrmsFileName(name);
+  return parsed?.productLevel === productLevel ? { key, name, timeMs: parsed.timeMs } : undefined;
 }
 
 /** The UTC day folder of an instant in NOAA's bucket layout: `YYYYMMDD`. */

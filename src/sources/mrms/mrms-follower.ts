@@ -17,6 +17,8 @@ import type { FeedFile } from '../../domain/ports';
 import { FeedFileError } from '../../domain/ports';
 import { formatTimestamp } from '../../domain/timestamps';
 import { RenderJobError } from '../../render/render-pool';
+import { backoffMs } from '../../shared/backoff';
+import { createLeadership } from '../../shared/leadership';
 import {
   DEFAULT_MAX_FILE_BYTES,
   DEFAULT_RETRY,
@@ -46,13 +48,24 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
   const done = new Set<string>();
   /** Unexpected conversion failures per key, until the file is given up. */
   const conversionFailures = new Map<string, number>();
-  let leader = lease === undefined;
   let stopped = false;
   let newestMs: number | undefined;
   let started: Promise<void> | undefined;
   let loop: Promise<void> | undefined;
-  let renewTimer: NodeJS.Timeout | undefined;
   let wake: (() => void) | undefined;
+  const leadership =
+    lease &&
+    createLeadership({
+      lease,
+      renewMs: options.leaseRenewMs ?? 5000,
+      logger,
+      role: 'mrms',
+      onChange: (leader) => {
+        if (leader) wake?.(); // work at once
+      },
+    });
+  /** Without a lease this follower always works. */
+  const leading = () => leadership?.isLeader() ?? true;
 
   const fail = (reason: MrmsFailureReason) => events.onFailure?.(reason);
   const noteNewest = (ms: number) => {
@@ -71,7 +84,7 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
       wake = finish;
     });
 
-  const working = () => !stopped && leader;
+  const working = () => !stopped && leading();
 
   const download = async (file: FeedFile): Promise<Buffer | undefined> => {
     for (let attempt = 1; ; attempt++) {
@@ -92,7 +105,7 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
           );
           return undefined;
         }
-        await pause(Math.min(retry.maxMs, retry.baseMs * 2 ** (attempt - 1)));
+        await pause(backoffMs(attempt, retry.baseMs, retry.maxMs));
         if (!working()) return undefined;
       }
     }
@@ -220,31 +233,16 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
     return true;
   };
 
-  const renew = async () => {
-    if (!lease || stopped) return;
-    let now = false;
-    try {
-      now = await lease.acquire();
-    } catch (error) {
-      logger.warn({ err: (error as Error).message }, 'mrms leader lease check failed');
-    }
-    if (now !== leader) {
-      leader = now;
-      logger.info({ leader }, now ? 'mrms leadership acquired' : 'mrms leadership lost');
-      if (now) wake?.(); // work at once
-    }
-  };
-
   const run = async (firstPass: () => void) => {
     let failures = 0;
     while (!stopped) {
-      if (leader) {
+      if (leading()) {
         failures = (await pass()) ? 0 : failures + 1;
         firstPass();
       }
       if (stopped) break;
       await pause(
-        failures === 0 ? options.pollMs : Math.min(retry.maxMs, options.pollMs * 2 ** failures),
+        failures === 0 ? options.pollMs : backoffMs(failures + 1, options.pollMs, retry.maxMs),
       );
     }
   };
@@ -252,14 +250,10 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
   return {
     start() {
       started ??= (async () => {
-        if (lease) {
-          await renew();
-          renewTimer = setInterval(() => void renew(), options.leaseRenewMs ?? 5000);
-          renewTimer.unref();
-        }
+        await leadership?.start();
         await new Promise<void>((resolve) => {
           loop = run(resolve);
-          if (!leader) resolve();
+          if (!leading()) resolve();
           void loop.finally(resolve);
         });
       })();
@@ -267,15 +261,12 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
     },
     async stop() {
       stopped = true;
-      if (renewTimer) clearInterval(renewTimer);
+      leadership?.stopRenewing();
       wake?.();
       await loop;
-      if (lease && leader) {
-        await lease.release().catch(() => undefined);
-        leader = false;
-      }
+      await leadership?.release();
     },
-    isLeader: () => leader,
+    isLeader: leading,
     newestValidTimeMs: () => newestMs,
   };
 }

@@ -74,10 +74,11 @@ export interface MrmsPoolOptions extends MrmsFrameOptions {
 }
 
 /**
- * A render pool whose workers convert MRMS files: `render({ name, bytes }, [bytes.buffer])`
- * decodes and renders off the caller's thread. Options are checked here, so a bad zoom fails
- * at once. A failed job rejects with a `RenderJobError` whose `jobErrorName` is the worker's
- * error class (`Grib2Error`, `MrmsProductError`, ...).
+ * A render pool whose workers convert MRMS files: `render({ name, bytes }, transfer)` decodes
+ * and renders off the caller's thread (`movable(bytes)` gives the bytes to send and what to
+ * transfer). Options are checked here, so a bad zoom fails at once. A failed job rejects with
+ * a `RenderJobError` whose `jobErrorName` is the worker's error class (`Grib2Error`,
+ * `MrmsProductError`, ...).
  */
 export function createMrmsPool(options: MrmsPoolOptions): RenderPool<MrmsFrameInput> {
   const { size, ...frame } = options;

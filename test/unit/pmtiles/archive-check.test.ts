@@ -6,8 +6,10 @@
 import {
   checkDirectory,
   leafDirectoryProblem,
+  MAX_METADATA_BYTES,
   metadataProblem,
 } from '../../../src/pmtiles/archive-check';
+import { readArchiveMetadata } from '../../../src/pmtiles/archive-metadata';
 import { decodeHeader } from '../../../src/pmtiles/header';
 import { buildArchive } from '../../fixtures/archives';
 import {
@@ -120,4 +122,13 @@ it('bounds what a small compressed section may expand to', () => {
   const { header, metadata } = sections(bomb);
   expect(metadata.length).toBeLessThan(200_000);
   expect(metadataProblem(metadata, header)).toMatch(/corrupt compressed section/);
+});
+
+it('reads metadata whose text is longer than the cap on its stored size, in ingest and in a producer alike', () => {
+  const note = 'x'.repeat(2 * MAX_METADATA_BYTES);
+  const archive = withMetadataText(buildArchive(TS, 3), JSON.stringify({ note }));
+  const { header, metadata } = sections(archive);
+  expect(metadata.length).toBeLessThan(MAX_METADATA_BYTES); // as stored: within ingest's cap
+  expect(metadataProblem(metadata, header)).toBeUndefined();
+  expect(readArchiveMetadata(archive).note).toBe(note);
 });

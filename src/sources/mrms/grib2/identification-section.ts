@@ -3,6 +3,7 @@
  * must be a real UTC calendar instant; a corrupt date is an error rather than a Date that
  * silently rolls over (month 13 becoming January of the next year).
  */
+import { utcCalendarMs } from '../../../domain/timestamps';
 import type { SectionView } from './section-view';
 
 /** What the rest of the reader needs from section 1. */
@@ -27,16 +28,8 @@ export function readIdentification(section: SectionView): Identification {
   const hour = section.uint(17, 1);
   const minute = section.uint(18, 1);
   const second = section.uint(19, 1);
-  const ms = Date.UTC(year, month - 1, day, hour, minute, second);
-  const date = new Date(ms);
-  const exact =
-    date.getUTCFullYear() === year &&
-    date.getUTCMonth() === month - 1 &&
-    date.getUTCDate() === day &&
-    date.getUTCHours() === hour &&
-    date.getUTCMinutes() === minute &&
-    date.getUTCSeconds() === second;
-  if (!exact || year < 1) {
+  const ms = utcCalendarMs(year, month, day, hour, minute, second);
+  if (ms === undefined || year < 1) {
     const pad = (n: number) => String(n).padStart(2, '0');
     section.fail(
       `reference time ${year}-${pad(month)}-${pad(day)} ${pad(hour)}:${pad(minute)}:${pad(second)} is not a real UTC time`,
@@ -46,6 +39,6 @@ export function readIdentification(section: SectionView): Identification {
     centre: section.uint(6, 2),
     subCentre: section.uint(8, 2),
     referenceTimeSignificance: section.uint(12, 1),
-    referenceTime: date,
+    referenceTime: new Date(ms),
   };
 }

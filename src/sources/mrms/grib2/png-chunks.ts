@@ -4,6 +4,7 @@
  * Nothing is inflated or allocated by size here; the caller compares the header with the grid
  * first.
  */
+import { PNG_SIGNATURE } from '../../../render/png-crc';
 import { crc32 } from '../../../shared/crc32';
 import type { Fail } from './grib2-error';
 
@@ -22,18 +23,17 @@ export interface PngContainer {
   readonly imageData: readonly Uint8Array[];
 }
 
-const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const MAX_CHUNK_LENGTH = 0x7fffffff;
 
 /** Walks the chunks of `png`; every problem fails with the chunk and offset involved. */
 export function readPngChunks(png: Uint8Array, fail: Fail): PngContainer {
   const view = new DataView(png.buffer, png.byteOffset, png.length);
-  if (png.length < SIGNATURE.length || SIGNATURE.some((b, i) => png[i] !== b)) {
+  if (png.length < PNG_SIGNATURE.length || PNG_SIGNATURE.some((b, i) => png[i] !== b)) {
     fail('PNG data does not start with the PNG signature');
   }
   let header: PngHeader | null = null;
   const imageData: Uint8Array[] = [];
-  let at = SIGNATURE.length;
+  let at = PNG_SIGNATURE.length;
   for (;;) {
     if (at + 12 > png.length) fail(`PNG data ends inside a chunk header at byte ${at} (no IEND)`);
     const length = view.getUint32(at);

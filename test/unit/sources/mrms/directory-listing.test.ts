@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { linkFileName, listingLinks } from '../../../../src/sources/mrms/directory-listing';
-import { isFeedFile, parseMrmsFileName } from '../../../../src/sources/mrms/mrms-file-name';
+import { feedFile, parseMrmsFileName } from '../../../../src/sources/mrms/mrms-file-name';
 
 const PAGE = readFileSync(
   path.join(__dirname, '../../../fixtures/mrms-directory-index.html'),
@@ -32,7 +32,7 @@ it('keeps only links to files inside the directory, on its origin, without a que
 it('the feed files among them are the product’s dated gzip files', () => {
   const names = listingLinks(PAGE, BASE)
     .map(linkFileName)
-    .filter((name) => isFeedFile(name, 'ReflectivityAtLowestAltitude_00.50'));
+    .filter((name) => feedFile(name, name, 'ReflectivityAtLowestAltitude_00.50') !== undefined);
   expect(names.sort().reverse()).toEqual([
     'MRMS_ReflectivityAtLowestAltitude_00.50_20230406-120239.grib2.gz',
     'MRMS_ReflectivityAtLowestAltitude_00.50_20230406-120039.grib2.gz',
@@ -72,10 +72,22 @@ it('reads an MRMS name: product, level and the valid time to the second', () => 
     'XRMS_ReflectivityAtLowestAltitude_00.50_20230406-120039.grib2.gz',
   ])
     expect([bad, parseMrmsFileName(bad)]).toEqual([bad, undefined]);
+  const plain = 'MRMS_ReflectivityAtLowestAltitude_00.50_20230406-120039.grib2';
+  // The feeds carry gzip files only.
+  expect(feedFile(plain, plain, 'ReflectivityAtLowestAltitude_00.50')).toBeUndefined();
+  expect(feedFile(`day/${plain}.gz`, `${plain}.gz`, 'ReflectivityAtLowestAltitude_00.50')).toEqual({
+    key: `day/${plain}.gz`,
+    name: `${plain}.gz`,
+    timeMs: Date.UTC(2023, 3, 6, 12, 0, 39),
+  });
+});
+
+it('reads a year before 100 as written, not as 19xx', () => {
   expect(
-    isFeedFile(
-      'MRMS_ReflectivityAtLowestAltitude_00.50_20230406-120039.grib2',
-      'ReflectivityAtLowestAltitude_00.50',
-    ),
-  ).toBe(false); // the feeds carry gzip files only
+    parseMrmsFileName('MRMS_ReflectivityAtLowestAltitude_00.50_00500406-120039.grib2.gz')?.timeMs,
+  ).toBe(Date.parse('0050-04-06T12:00:39Z'));
+  // Year 0 is a leap year of the proleptic Gregorian calendar; 1900 is not.
+  expect(
+    parseMrmsFileName('MRMS_ReflectivityAtLowestAltitude_00.50_00000229-000000.grib2.gz')?.timeMs,
+  ).toBe(Date.parse('0000-02-29T00:00:00Z'));
 });

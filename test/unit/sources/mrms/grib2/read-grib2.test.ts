@@ -166,6 +166,15 @@ describe('readGrib2 on encoded files', () => {
     });
   });
 
+  it('reads a reference year before 100 as written, not as 19xx', () => {
+    const early = new Date('0050-04-06T12:00:39Z');
+    const [decoded] = readGrib2(
+      encodeGrib2Message({ referenceTime: early, fields: [field()] }),
+      'early.grib2',
+    );
+    expect(decoded!.referenceTime.toISOString()).toBe('0050-04-06T12:00:39.000Z');
+  });
+
   it('decodes a constant field (0 bits) and 24- and 32-bit PNGs', () => {
     const [constant] = readGrib2(encode(field({ bits: 0, reference: 4.5 })), 'c.grib2');
     expect(Array.from(constant!.values)).toEqual(INTEGERS.map(() => 4.5));
