@@ -10,9 +10,7 @@
  * A file that is not a valid usage file is never overwritten: the writer moves it aside
  * (`usage.json.invalid-<time>`), logs it, and starts a new one; a reader refuses it.
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
 import type { UsageRank, UsageStore } from '../../domain/ports';
 import {
@@ -26,6 +24,7 @@ import {
   type UsageEntry,
 } from '../../domain/usage';
 import type { Logger } from '../../logger';
+import { writeFileAtomic } from './atomic-write';
 
 /** A usage file that cannot be read as one. */
 export class UsageFileError extends Error {
@@ -107,13 +106,7 @@ export function createFileUsageStore(options: FileUsageStoreOptions): UsageStore
   };
 
   const write = async (data: UsageFileData): Promise<void> => {
-    await fs.mkdir(path.dirname(file), { recursive: true });
-    const temp = path.join(
-      path.dirname(file),
-      `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`,
-    );
-    await fs.writeFile(temp, `${JSON.stringify(data)}\n`, { mode: 0o600 });
-    await fs.rename(temp, file);
+    await writeFileAtomic(file, `${JSON.stringify(data)}\n`);
   };
 
   const prune = (data: UsageFileData): void => {
