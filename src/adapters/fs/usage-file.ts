@@ -25,6 +25,7 @@ import {
 } from '../../domain/usage';
 import type { Logger } from '../../logger';
 import { writeFileAtomic } from './atomic-write';
+import { isMissingFile } from './read-errors';
 
 /** A usage file that cannot be read as one. */
 export class UsageFileError extends Error {
@@ -86,7 +87,7 @@ export function createFileUsageStore(options: FileUsageStoreOptions): UsageStore
     try {
       text = await fs.readFile(file, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      if (isMissingFile(err)) return undefined;
       throw err;
     }
     return parseUsageFile(text, file);
