@@ -15,7 +15,7 @@ import { showError } from './example-session';
 export { BASEMAP_COLOURS, type Basemap } from '../basemap-style';
 
 /** Frames in the loop: the last 20 minutes at the usual 2-minute cadence. */
-export const LOOP_FRAMES = 10;
+const LOOP_FRAMES = 10;
 
 /** One layer per frame, as a map library provides them; hidden layers still load their tiles. */
 export interface FrameLayers {
