@@ -60,6 +60,3 @@ export interface QuotaLeaseOptions {
   /** Monotonic milliseconds. */
   readonly clock?: () => number;
 }
-
-/** A block untouched this long goes back to the shared counter. */
-export const IDLE_HAND_BACK_MS = 2000;
