@@ -6,7 +6,13 @@
 import * as maplibregl from 'maplibre-gl';
 import 'maplibre-gl/dist/maplibre-gl.css';
 import type { RadarCredentials } from '../src/client/transport';
-import { basemapStyle, RADAR_BEFORE_LAYER, type Basemap } from './basemap-style';
+import {
+  BASEMAP_CREDITS,
+  basemapCreditText,
+  type Basemap,
+  type CreditLink,
+} from '../src/viewer/basemap';
+import { basemapStyle, RADAR_BEFORE_LAYER } from './basemap-style';
 import { createCredentialsStore } from './credentials-store';
 import { createLegendView, legendControl, storedScheme, storeScheme } from './legend';
 import { createPanel } from './panel';
@@ -32,13 +38,12 @@ const CONUS: [[number, number], [number, number]] = [
  * NOAA MRMS), through its map source.
  */
 const ATTRIBUTION = [
-  link('https://maplibre.org/', 'MapLibre'),
-  `US states: ${link('https://www.census.gov/geographies/mapping-files.html', 'US Census')} via ${link('https://github.com/topojson/us-atlas', 'us-atlas')}`,
-  `Land: ${link('https://www.naturalearthdata.com/', 'Natural Earth')} via ${link('https://github.com/topojson/world-atlas', 'world-atlas')}`,
+  link({ name: 'MapLibre', url: 'https://maplibre.org/' }),
+  ...BASEMAP_CREDITS.map((credit) => basemapCreditText(credit, link)),
 ].join(' · ');
 
-function link(href: string, text: string): string {
-  return `<a href="${href}" target="_blank" rel="noopener noreferrer">${text}</a>`;
+function link({ name, url }: CreditLink): string {
+  return `<a href="${url}" target="_blank" rel="noopener noreferrer">${name}</a>`;
 }
 
 declare global {

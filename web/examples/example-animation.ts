@@ -7,12 +7,10 @@
  */
 import type { RadarClient } from '../../src/client';
 import { watchStatus } from '../../src/client';
-import type { Basemap } from '../basemap-style';
+import type { Basemap } from '../../src/viewer/basemap';
 import { createPlayer } from '../player';
 import { formatUtc } from '../time-format';
 import { showError } from './example-session';
-
-export { BASEMAP_COLOURS, type Basemap } from '../basemap-style';
 
 /** Frames in the loop: the last 20 minutes at the usual 2-minute cadence. */
 const LOOP_FRAMES = 10;

@@ -7,15 +7,14 @@
  */
 import L from 'leaflet';
 import 'leaflet/dist/leaflet.css';
-import type { FeatureCollection } from 'geojson';
 import type { RadarClient } from '../../src/client';
 import {
-  animateLatestFrames,
-  BASEMAP_COLOURS as C,
-  fetchBasemap,
+  BASEMAP_CREDITS,
+  BASEMAP_LAYERS,
+  basemapCreditText,
   type Basemap,
-  type FrameLayers,
-} from './example-animation';
+} from '../../src/viewer/basemap';
+import { animateLatestFrames, fetchBasemap, type FrameLayers } from './example-animation';
 import { showError, startExample, tileLoaded } from './example-session';
 
 declare global {
@@ -29,23 +28,20 @@ function addBasemap(map: L.Map, basemap: Basemap): void {
   // Fills under the radar (tilePane is 200), lines over it (overlayPane is 400).
   // Drawn on canvas (the map prefers it): thousands of SVG paths would slow every pan.
   map.createPane('basemap-fill').style.zIndex = '150';
-  const fill = (data: FeatureCollection, color: string) =>
-    L.geoJSON(data, {
-      pane: 'basemap-fill',
-      interactive: false,
-      style: { stroke: false, fill: true, fillColor: color, fillOpacity: 1 },
-    }).addTo(map);
-  const line = (data: FeatureCollection, color: string, weight: number) =>
-    L.geoJSON(data, {
-      interactive: false,
-      style: { color, weight, opacity: 1, fill: false },
-    }).addTo(map);
-  fill(basemap.land, C.land);
-  fill(basemap.states, C.states);
-  line(basemap.countryBorders, C.countryBorders, 0.8);
-  line(basemap.land, C.coastline, 0.8);
-  line(basemap.stateBorders, C.stateBorders, 0.7);
-  line(basemap.nation, C.nation, 1.2);
+  for (const layer of BASEMAP_LAYERS)
+    L.geoJSON(
+      basemap[layer.data],
+      layer.kind === 'fill'
+        ? {
+            pane: 'basemap-fill',
+            interactive: false,
+            style: { stroke: false, fill: true, fillColor: layer.colour, fillOpacity: 1 },
+          }
+        : {
+            interactive: false,
+            style: { color: layer.colour, weight: layer.width, opacity: 1, fill: false },
+          },
+    ).addTo(map);
 }
 
 /** A grid layer of one frame's tiles, fetched with both credentials. */
@@ -120,8 +116,8 @@ async function main(): Promise<void> {
     [south, west],
     [north, east],
   ]);
-  map.attributionControl.addAttribution('US states: US Census via us-atlas');
-  map.attributionControl.addAttribution('Land: Natural Earth via world-atlas');
+  for (const credit of BASEMAP_CREDITS)
+    map.attributionControl.addAttribution(basemapCreditText(credit));
   addBasemap(map, basemap);
   window.radarExample = { project: (lon, lat) => map.latLngToContainerPoint([lat, lon]) };
 
