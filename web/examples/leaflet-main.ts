@@ -14,15 +14,13 @@ import {
   basemapCreditText,
   type Basemap,
 } from '../../src/viewer/basemap';
-import { animateLatestFrames, fetchBasemap, type FrameLayers } from './example-animation';
+import {
+  animateLatestFrames,
+  createFrameLayers,
+  fetchBasemap,
+  type FrameLayers,
+} from './example-animation';
 import { showError, startExample, tileLoaded } from './example-session';
-
-declare global {
-  interface Window {
-    /** For the browser test: where a lon/lat lies on the page. */
-    radarExample?: { project(lon: number, lat: number): { x: number; y: number } };
-  }
-}
 
 function addBasemap(map: L.Map, basemap: Basemap): void {
   // Fills under the radar (tilePane is 200), lines over it (overlayPane is 400).
@@ -73,38 +71,18 @@ function radarLayer(
 
 /** The frames as Leaflet layers: shown at opacity 1, the others at 0 (still loading). */
 function leafletFrames(map: L.Map, create: (timestamp: string) => L.GridLayer): FrameLayers {
-  const layers = new Map<string, { layer: L.GridLayer; loaded: boolean }>();
-  let shown: string | undefined;
-  const ensure = (timestamp: string) => {
-    let entry = layers.get(timestamp);
-    if (!entry) {
-      const created = { layer: create(timestamp).setOpacity(0), loaded: false };
-      created.layer.on('loading', () => (created.loaded = false));
-      created.layer.on('load', () => (created.loaded = true));
-      created.layer.addTo(map);
-      layers.set(timestamp, created);
-      entry = created;
-    }
-    return entry;
-  };
-  return {
-    show(timestamp) {
-      ensure(timestamp).layer.setOpacity(1);
-      if (shown !== undefined && shown !== timestamp) layers.get(shown)?.layer.setOpacity(0);
-      shown = timestamp;
+  return createFrameLayers({
+    create(timestamp) {
+      const entry = { layer: create(timestamp).setOpacity(0), loaded: false };
+      entry.layer.on('loading', () => (entry.loaded = false));
+      entry.layer.on('load', () => (entry.loaded = true));
+      entry.layer.addTo(map);
+      return entry;
     },
-    preload(timestamps) {
-      for (const timestamp of timestamps) ensure(timestamp);
-    },
-    isLoaded: (timestamp) => layers.get(timestamp)?.loaded ?? false,
-    retain(timestamps) {
-      for (const [timestamp, { layer }] of layers)
-        if (!timestamps.includes(timestamp)) {
-          layer.remove();
-          layers.delete(timestamp);
-        }
-    },
-  };
+    setOpacity: (entry, opacity) => entry.layer.setOpacity(opacity),
+    remove: (entry) => entry.layer.remove(),
+    isLoaded: (entry) => entry.loaded,
+  });
 }
 
 async function main(): Promise<void> {

@@ -24,15 +24,13 @@ import {
   basemapCreditText,
   type Basemap,
 } from '../../src/viewer/basemap';
-import { animateLatestFrames, fetchBasemap, type FrameLayers } from './example-animation';
+import {
+  animateLatestFrames,
+  createFrameLayers,
+  fetchBasemap,
+  type FrameLayers,
+} from './example-animation';
 import { showError, startExample, tileLoaded } from './example-session';
-
-declare global {
-  interface Window {
-    /** For the browser test: where a lon/lat lies on the page. */
-    radarExample?: { project(lon: number, lat: number): { x: number; y: number } };
-  }
-}
 
 /** Base map fills (z-index 0, under the radar at 1) and lines (2, over it). */
 function basemapLayers(basemap: Basemap): VectorLayer[] {
@@ -82,51 +80,28 @@ function openLayersFrames(
   extent: number[],
   create: (timestamp: string) => XYZ,
 ): FrameLayers {
-  const layers = new Map<string, { layer: TileLayer<XYZ>; pending: number; ended: number }>();
-  let shown: string | undefined;
-  const ensure = (timestamp: string) => {
-    let entry = layers.get(timestamp);
-    if (!entry) {
+  return createFrameLayers({
+    create(timestamp) {
       const source = create(timestamp);
-      const created = {
+      const entry = {
         layer: new TileLayer({ source, extent, opacity: 0, zIndex: 1 }),
         pending: 0,
         ended: 0,
       };
-      source.on('tileloadstart', () => created.pending++);
+      source.on('tileloadstart', () => entry.pending++);
       const end = () => {
-        created.pending--;
-        created.ended++;
+        entry.pending--;
+        entry.ended++;
       };
       source.on('tileloadend', end);
       source.on('tileloaderror', end);
-      map.addLayer(created.layer);
-      layers.set(timestamp, created);
-      entry = created;
-    }
-    return entry;
-  };
-  return {
-    show(timestamp) {
-      ensure(timestamp).layer.setOpacity(1);
-      if (shown !== undefined && shown !== timestamp) layers.get(shown)?.layer.setOpacity(0);
-      shown = timestamp;
+      map.addLayer(entry.layer);
+      return entry;
     },
-    preload(timestamps) {
-      for (const timestamp of timestamps) ensure(timestamp);
-    },
-    isLoaded: (timestamp) => {
-      const entry = layers.get(timestamp);
-      return entry !== undefined && entry.ended > 0 && entry.pending === 0;
-    },
-    retain(timestamps) {
-      for (const [timestamp, { layer }] of layers)
-        if (!timestamps.includes(timestamp)) {
-          map.removeLayer(layer);
-          layers.delete(timestamp);
-        }
-    },
-  };
+    setOpacity: (entry, opacity) => entry.layer.setOpacity(opacity),
+    remove: (entry) => map.removeLayer(entry.layer),
+    isLoaded: (entry) => entry.ended > 0 && entry.pending === 0,
+  });
 }
 
 async function main(): Promise<void> {
