@@ -6,15 +6,11 @@
 import * as maplibregl from 'maplibre-gl';
 import 'maplibre-gl/dist/maplibre-gl.css';
 import type { RadarCredentials } from '../src/client/transport';
-import {
-  BASEMAP_CREDITS,
-  basemapCreditText,
-  type Basemap,
-  type CreditLink,
-} from '../src/viewer/basemap';
+import { BASEMAP_CREDITS, basemapCreditText, type CreditLink } from '../src/viewer/basemap';
 import { basemapStyle, RADAR_BEFORE_LAYER } from './basemap-style';
 import { createCredentialsStore } from './credentials-store';
 import { createLegendView, legendControl, storedScheme, storeScheme } from './legend';
+import { fetchBasemap, fetchPageJson } from './page-json';
 import { createPanel } from './panel';
 import { createRadarSession, type RadarSession } from './radar-session';
 import { pagePadding } from './visible-area';
@@ -52,19 +48,13 @@ declare global {
   }
 }
 
-async function fetchJson<T>(name: string): Promise<T> {
-  const response = await fetch(new URL(name, location.href));
-  if (!response.ok) throw new Error(`${name}: HTTP ${response.status}`);
-  return (await response.json()) as T;
-}
-
 async function main(): Promise<void> {
   const panel = createPanel(document);
   const legend = createLegendView(document);
   maplibregl.setWorkerUrl(new URL('maplibre-gl-worker.mjs', location.href).href);
   const [config, basemap] = await Promise.all([
-    fetchJson<ViewerConfig>('config.json'),
-    fetchJson<Basemap>('basemap.json'),
+    fetchPageJson<ViewerConfig>('config.json'),
+    fetchBasemap(),
   ]);
   const apiBaseUrl = config.apiBaseUrl ?? location.origin;
 

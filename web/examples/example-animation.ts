@@ -1,14 +1,13 @@
 /**
- * What the Leaflet and OpenLayers example pages share besides the client: the packaged base map
- * (`basemap.json`, the viewer's, no network tiles), the frame-time label, and the animation of
- * the latest frames. The animation is the viewer's own player (`web/player.ts`: waits for a
+ * What the Leaflet and OpenLayers example pages share besides the client and the viewer's
+ * packaged base map (`web/page-json.ts`, `src/viewer/basemap.ts`): the frame-time label, the
+ * frame layers, and the animation of the latest frames. The animation is the viewer's own player (`web/player.ts`: waits for a
  * frame's tiles before showing it, pauses on the latest) over one hidden-or-shown layer per
  * frame (`createFrameLayers`, given each library's calls), kept current by polling
  * `/status.json`.
  */
 import type { RadarClient } from '../../src/client';
 import { watchStatus } from '../../src/client';
-import type { Basemap } from '../../src/viewer/basemap';
 import { createPlayer } from '../player';
 import { formatUtc } from '../time-format';
 import { showError } from './example-session';
@@ -85,13 +84,6 @@ export function createFrameLayers<L>(calls: FrameLayerCalls<L>): FrameLayers {
         }
     },
   };
-}
-
-/** The base map the viewer ships, read from beside the page. */
-export async function fetchBasemap(): Promise<Basemap> {
-  const response = await fetch(new URL('basemap.json', location.href));
-  if (!response.ok) throw new Error(`basemap.json: HTTP ${response.status}`);
-  return (await response.json()) as Basemap;
 }
 
 /** Writes the shown frame's time into `#time` (text in UTC, digits in `data-timestamp`). */

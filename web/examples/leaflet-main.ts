@@ -14,12 +14,8 @@ import {
   basemapCreditText,
   type Basemap,
 } from '../../src/viewer/basemap';
-import {
-  animateLatestFrames,
-  createFrameLayers,
-  fetchBasemap,
-  type FrameLayers,
-} from './example-animation';
+import { fetchBasemap } from '../page-json';
+import { animateLatestFrames, createFrameLayers, type FrameLayers } from './example-animation';
 import { showError, startExample, tileLoaded } from './example-session';
 
 function addBasemap(map: L.Map, basemap: Basemap): void {

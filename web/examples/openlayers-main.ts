@@ -24,12 +24,8 @@ import {
   basemapCreditText,
   type Basemap,
 } from '../../src/viewer/basemap';
-import {
-  animateLatestFrames,
-  createFrameLayers,
-  fetchBasemap,
-  type FrameLayers,
-} from './example-animation';
+import { fetchBasemap } from '../page-json';
+import { animateLatestFrames, createFrameLayers, type FrameLayers } from './example-animation';
 import { showError, startExample, tileLoaded } from './example-session';
 
 /** Base map fills (z-index 0, under the radar at 1) and lines (2, over it). */
