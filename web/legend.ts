@@ -6,6 +6,7 @@
  */
 import type { IControl } from 'maplibre-gl';
 import type { RadarLegend, RadarLegendScheme } from '../src/client/legend';
+import { byId } from './by-id';
 
 const STORAGE_KEY = 'radar-viewer.scheme';
 
@@ -17,12 +18,6 @@ export interface LegendView {
   show(legend: RadarLegend, schemeId: string): void;
   /** Called with the scheme the user picks. */
   onSelect(listener: (schemeId: string) => void): void;
-}
-
-function byId<T extends HTMLElement>(doc: Document, id: string): T {
-  const element = doc.getElementById(id);
-  if (!element) throw new Error(`viewer markup lacks #${id}`);
-  return element as T;
 }
 
 /** One swatch per step, labelled every 10 dBZ; each swatch's title is its dBZ range. */

@@ -6,9 +6,11 @@
 import * as maplibregl from 'maplibre-gl';
 import 'maplibre-gl/dist/maplibre-gl.css';
 import type { RadarCredentials } from '../src/client/transport';
-import { basemapStyle, RADAR_BEFORE_LAYER, type Basemap } from './basemap-style';
+import { BASEMAP_CREDITS, basemapCreditText, type CreditLink } from '../src/viewer/basemap';
+import { basemapStyle, RADAR_BEFORE_LAYER } from './basemap-style';
 import { createCredentialsStore } from './credentials-store';
 import { createLegendView, legendControl, storedScheme, storeScheme } from './legend';
+import { fetchBasemap, fetchPageJson } from './page-json';
 import { createPanel } from './panel';
 import { createRadarSession, type RadarSession } from './radar-session';
 import { pagePadding } from './visible-area';
@@ -32,13 +34,12 @@ const CONUS: [[number, number], [number, number]] = [
  * NOAA MRMS), through its map source.
  */
 const ATTRIBUTION = [
-  link('https://maplibre.org/', 'MapLibre'),
-  `US states: ${link('https://www.census.gov/geographies/mapping-files.html', 'US Census')} via ${link('https://github.com/topojson/us-atlas', 'us-atlas')}`,
-  `Land: ${link('https://www.naturalearthdata.com/', 'Natural Earth')} via ${link('https://github.com/topojson/world-atlas', 'world-atlas')}`,
+  link({ name: 'MapLibre', url: 'https://maplibre.org/' }),
+  ...BASEMAP_CREDITS.map((credit) => basemapCreditText(credit, link)),
 ].join(' · ');
 
-function link(href: string, text: string): string {
-  return `<a href="${href}" target="_blank" rel="noopener noreferrer">${text}</a>`;
+function link({ name, url }: CreditLink): string {
+  return `<a href="${url}" target="_blank" rel="noopener noreferrer">${name}</a>`;
 }
 
 declare global {
@@ -47,19 +48,13 @@ declare global {
   }
 }
 
-async function fetchJson<T>(name: string): Promise<T> {
-  const response = await fetch(new URL(name, location.href));
-  if (!response.ok) throw new Error(`${name}: HTTP ${response.status}`);
-  return (await response.json()) as T;
-}
-
 async function main(): Promise<void> {
   const panel = createPanel(document);
   const legend = createLegendView(document);
   maplibregl.setWorkerUrl(new URL('maplibre-gl-worker.mjs', location.href).href);
   const [config, basemap] = await Promise.all([
-    fetchJson<ViewerConfig>('config.json'),
-    fetchJson<Basemap>('basemap.json'),
+    fetchPageJson<ViewerConfig>('config.json'),
+    fetchBasemap(),
   ]);
   const apiBaseUrl = config.apiBaseUrl ?? location.origin;
 

@@ -6,6 +6,7 @@
  */
 import type { RateLimitState } from '../src/client/rate-limit';
 import type { RadarCredentials } from '../src/client/transport';
+import { byId } from './by-id';
 import type { PlayerState } from './player';
 import { formatAge, formatClock, formatLocal, formatUtc } from './time-format';
 
@@ -42,12 +43,6 @@ export interface ControlHandlers {
   latest(): void;
   seek(index: number): void;
   connect(credentials: RadarCredentials): void;
-}
-
-function byId<T extends HTMLElement>(doc: Document, id: string): T {
-  const element = doc.getElementById(id);
-  if (!element) throw new Error(`viewer markup lacks #${id}`);
-  return element as T;
 }
 
 /** Binds the panel to the page's markup (`web/index.html`). */

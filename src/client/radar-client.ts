@@ -40,7 +40,7 @@ export interface RadarClient {
    * Absolute z/x/y URL template of `timestamp`'s tiles
    * (`https://…/tiles/{timestamp}/{z}/{x}/{y}.png`) for Leaflet, OpenLayers or native SDKs.
    * Those libraries load tiles without the two auth headers: use {@link RadarClient.tile} in a
-   * custom tile loader (docs/examples/leaflet.md), or a server-side proxy.
+   * custom tile loader (docs/examples.md), or a server-side proxy.
    */
   tileUrl(timestamp: string): string;
   /** Absolute URL of `timestamp`'s TileJSON. */

@@ -122,14 +122,15 @@ interface Tally {
 
 /**
  * The report of `entries` within the scope's hours and keys, with each key's apps and limit
- * from `registry` (as it is now). Keys without requests in those hours are left out.
+ * from `registry` (as it is now). Keys without requests in those hours are left out. `wanted`
+ * is the scope's keys (`scopedKeys`), passed by a caller that already has them from its read.
  */
 export function buildUsageReport(
   entries: readonly UsageEntry[],
   registry: KeyRegistryData,
   scope: UsageReportScope,
+  wanted: readonly string[] | undefined = scopedKeys(scope, registry),
 ): UsageReport {
-  const wanted = scopedKeys(scope, registry);
   const only = wanted === undefined ? undefined : new Set(wanted);
   const tallies = new Map<string, Tally>();
   for (const { keyId, hour, counts } of entries) {

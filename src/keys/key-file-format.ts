@@ -103,12 +103,23 @@ export function parseKeyFile(text: string): KeyRegistryData {
 }
 
 /**
- * The registry as stored: pretty JSON with a final newline (diffable, hand-editable). Throws a
- * KeyFileError rather than return text that `parseKeyFile` would refuse, so no writer (the key
- * CLI included) can store a registry the service would not load.
+ * How a registry is laid out as text: `pretty` for the key file (indented, final newline:
+ * diffable, hand-editable); `compact` for the one string in Redis (the two arrays only, always
+ * in this order, so one registry has one text: the compare-and-set token and its revision).
  */
-export function serializeKeyFile(data: KeyRegistryData): string {
-  const text = `${JSON.stringify(data, null, 2)}\n`;
+export type RegistryLayout = 'pretty' | 'compact';
+
+/**
+ * The registry as stored, in `layout` (default `pretty`). Every writer, the key file's and
+ * Redis's, goes through here: it throws a KeyFileError rather than return text that
+ * `parseKeyFile` would refuse, so no writer (the key CLI included) can store a registry the
+ * service would not load.
+ */
+export function serializeKeyFile(data: KeyRegistryData, layout: RegistryLayout = 'pretty'): string {
+  const text =
+    layout === 'pretty'
+      ? `${JSON.stringify(data, null, 2)}\n`
+      : JSON.stringify({ apps: data.apps, keys: data.keys });
   parseKeyFile(text);
   return text;
 }

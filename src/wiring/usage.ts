@@ -105,8 +105,9 @@ export async function usageReport(
     ...(question.key !== undefined ? { key: question.key } : {}),
     ...(question.app !== undefined ? { app: question.app } : {}),
   };
-  const entries = await store.read(scope.fromHour, scope.toHour, scopedKeys(scope, registry));
-  return buildUsageReport(entries, registry, scope);
+  const wanted = scopedKeys(scope, registry);
+  const entries = await store.read(scope.fromHour, scope.toHour, wanted);
+  return buildUsageReport(entries, registry, scope, wanted);
 }
 
 /** For `npm run keys -- usage`: the configured store on a connection of its own. */

@@ -1,21 +1,26 @@
 /**
- * What the Leaflet and OpenLayers example pages share besides the client: the packaged base map
- * (`basemap.json`, the viewer's, no network tiles), the frame-time label, and the animation of
- * the latest frames. The animation is the viewer's own player (`web/player.ts`: waits for a
+ * What the Leaflet and OpenLayers example pages share besides the client and the viewer's
+ * packaged base map (`web/page-json.ts`, `src/viewer/basemap.ts`): the frame-time label, the
+ * frame layers, and the animation of the latest frames. The animation is the viewer's own player (`web/player.ts`: waits for a
  * frame's tiles before showing it, pauses on the latest) over one hidden-or-shown layer per
- * frame, kept current by polling `/status.json`.
+ * frame (`createFrameLayers`, given each library's calls), kept current by polling
+ * `/status.json`.
  */
 import type { RadarClient } from '../../src/client';
 import { watchStatus } from '../../src/client';
-import type { Basemap } from '../basemap-style';
 import { createPlayer } from '../player';
 import { formatUtc } from '../time-format';
 import { showError } from './example-session';
 
-export { BASEMAP_COLOURS, type Basemap } from '../basemap-style';
-
 /** Frames in the loop: the last 20 minutes at the usual 2-minute cadence. */
-export const LOOP_FRAMES = 10;
+const LOOP_FRAMES = 10;
+
+declare global {
+  interface Window {
+    /** For the browser test: where a lon/lat lies on the page. */
+    radarExample?: { project(lon: number, lat: number): { x: number; y: number } };
+  }
+}
 
 /** One layer per frame, as a map library provides them; hidden layers still load their tiles. */
 export interface FrameLayers {
@@ -29,11 +34,56 @@ export interface FrameLayers {
   retain(timestamps: readonly string[]): void;
 }
 
-/** The base map the viewer ships, read from beside the page. */
-export async function fetchBasemap(): Promise<Basemap> {
-  const response = await fetch(new URL('basemap.json', location.href));
-  if (!response.ok) throw new Error(`basemap.json: HTTP ${response.status}`);
-  return (await response.json()) as Basemap;
+/** What a map library does with one frame's layer `L` (its own layer, or an entry around it). */
+export interface FrameLayerCalls<L> {
+  /** Adds `timestamp`'s layer to the map at opacity 0 (its tiles start loading). */
+  create(timestamp: string): L;
+  setOpacity(layer: L, opacity: number): void;
+  /** Takes the layer off the map. */
+  remove(layer: L): void;
+  /** True once the layer's tiles for the current view have loaded. */
+  isLoaded(layer: L): boolean;
+}
+
+/**
+ * The frames as one layer each, created on first use: the shown one at opacity 1, the others
+ * at 0 (still loading, so each frame is ready before it is shown).
+ */
+export function createFrameLayers<L>(calls: FrameLayerCalls<L>): FrameLayers {
+  const layers = new Map<string, L>();
+  let shown: string | undefined;
+  const ensure = (timestamp: string): L => {
+    let layer = layers.get(timestamp);
+    if (layer === undefined) {
+      layer = calls.create(timestamp);
+      layers.set(timestamp, layer);
+    }
+    return layer;
+  };
+  return {
+    show(timestamp) {
+      calls.setOpacity(ensure(timestamp), 1);
+      if (shown !== undefined && shown !== timestamp) {
+        const before = layers.get(shown);
+        if (before !== undefined) calls.setOpacity(before, 0);
+      }
+      shown = timestamp;
+    },
+    preload(timestamps) {
+      for (const timestamp of timestamps) ensure(timestamp);
+    },
+    isLoaded(timestamp) {
+      const layer = layers.get(timestamp);
+      return layer !== undefined && calls.isLoaded(layer);
+    },
+    retain(timestamps) {
+      for (const [timestamp, layer] of layers)
+        if (!timestamps.includes(timestamp)) {
+          calls.remove(layer);
+          layers.delete(timestamp);
+        }
+    },
+  };
 }
 
 /** Writes the shown frame's time into `#time` (text in UTC, digits in `data-timestamp`). */

@@ -7,45 +7,35 @@
  */
 import L from 'leaflet';
 import 'leaflet/dist/leaflet.css';
-import type { FeatureCollection } from 'geojson';
 import type { RadarClient } from '../../src/client';
 import {
-  animateLatestFrames,
-  BASEMAP_COLOURS as C,
-  fetchBasemap,
+  BASEMAP_CREDITS,
+  BASEMAP_LAYERS,
+  basemapCreditText,
   type Basemap,
-  type FrameLayers,
-} from './example-animation';
+} from '../../src/viewer/basemap';
+import { fetchBasemap } from '../page-json';
+import { animateLatestFrames, createFrameLayers, type FrameLayers } from './example-animation';
 import { showError, startExample, tileLoaded } from './example-session';
-
-declare global {
-  interface Window {
-    /** For the browser test: where a lon/lat lies on the page. */
-    radarExample?: { project(lon: number, lat: number): { x: number; y: number } };
-  }
-}
 
 function addBasemap(map: L.Map, basemap: Basemap): void {
   // Fills under the radar (tilePane is 200), lines over it (overlayPane is 400).
   // Drawn on canvas (the map prefers it): thousands of SVG paths would slow every pan.
   map.createPane('basemap-fill').style.zIndex = '150';
-  const fill = (data: FeatureCollection, color: string) =>
-    L.geoJSON(data, {
-      pane: 'basemap-fill',
-      interactive: false,
-      style: { stroke: false, fill: true, fillColor: color, fillOpacity: 1 },
-    }).addTo(map);
-  const line = (data: FeatureCollection, color: string, weight: number) =>
-    L.geoJSON(data, {
-      interactive: false,
-      style: { color, weight, opacity: 1, fill: false },
-    }).addTo(map);
-  fill(basemap.land, C.land);
-  fill(basemap.states, C.states);
-  line(basemap.countryBorders, C.countryBorders, 0.8);
-  line(basemap.land, C.coastline, 0.8);
-  line(basemap.stateBorders, C.stateBorders, 0.7);
-  line(basemap.nation, C.nation, 1.2);
+  for (const layer of BASEMAP_LAYERS)
+    L.geoJSON(
+      basemap[layer.data],
+      layer.kind === 'fill'
+        ? {
+            pane: 'basemap-fill',
+            interactive: false,
+            style: { stroke: false, fill: true, fillColor: layer.colour, fillOpacity: 1 },
+          }
+        : {
+            interactive: false,
+            style: { color: layer.colour, weight: layer.width, opacity: 1, fill: false },
+          },
+    ).addTo(map);
 }
 
 /** A grid layer of one frame's tiles, fetched with both credentials. */
@@ -77,38 +67,18 @@ function radarLayer(
 
 /** The frames as Leaflet layers: shown at opacity 1, the others at 0 (still loading). */
 function leafletFrames(map: L.Map, create: (timestamp: string) => L.GridLayer): FrameLayers {
-  const layers = new Map<string, { layer: L.GridLayer; loaded: boolean }>();
-  let shown: string | undefined;
-  const ensure = (timestamp: string) => {
-    let entry = layers.get(timestamp);
-    if (!entry) {
-      const created = { layer: create(timestamp).setOpacity(0), loaded: false };
-      created.layer.on('loading', () => (created.loaded = false));
-      created.layer.on('load', () => (created.loaded = true));
-      created.layer.addTo(map);
-      layers.set(timestamp, created);
-      entry = created;
-    }
-    return entry;
-  };
-  return {
-    show(timestamp) {
-      ensure(timestamp).layer.setOpacity(1);
-      if (shown !== undefined && shown !== timestamp) layers.get(shown)?.layer.setOpacity(0);
-      shown = timestamp;
+  return createFrameLayers({
+    create(timestamp) {
+      const entry = { layer: create(timestamp).setOpacity(0), loaded: false };
+      entry.layer.on('loading', () => (entry.loaded = false));
+      entry.layer.on('load', () => (entry.loaded = true));
+      entry.layer.addTo(map);
+      return entry;
     },
-    preload(timestamps) {
-      for (const timestamp of timestamps) ensure(timestamp);
-    },
-    isLoaded: (timestamp) => layers.get(timestamp)?.loaded ?? false,
-    retain(timestamps) {
-      for (const [timestamp, { layer }] of layers)
-        if (!timestamps.includes(timestamp)) {
-          layer.remove();
-          layers.delete(timestamp);
-        }
-    },
-  };
+    setOpacity: (entry, opacity) => entry.layer.setOpacity(opacity),
+    remove: (entry) => entry.layer.remove(),
+    isLoaded: (entry) => entry.loaded,
+  });
 }
 
 async function main(): Promise<void> {
@@ -120,8 +90,8 @@ async function main(): Promise<void> {
     [south, west],
     [north, east],
   ]);
-  map.attributionControl.addAttribution('US states: US Census via us-atlas');
-  map.attributionControl.addAttribution('Land: Natural Earth via world-atlas');
+  for (const credit of BASEMAP_CREDITS)
+    map.attributionControl.addAttribution(basemapCreditText(credit));
   addBasemap(map, basemap);
   window.radarExample = { project: (lon, lat) => map.latLngToContainerPoint([lat, lon]) };
 

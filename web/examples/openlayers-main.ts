@@ -17,44 +17,31 @@ import XYZ from 'ol/source/XYZ';
 import { Fill, Stroke, Style } from 'ol/style';
 import type Tile from 'ol/Tile';
 import 'ol/ol.css';
-import type { FeatureCollection } from 'geojson';
 import type { RadarClient } from '../../src/client';
 import {
-  animateLatestFrames,
-  BASEMAP_COLOURS as C,
-  fetchBasemap,
+  BASEMAP_CREDITS,
+  BASEMAP_LAYERS,
+  basemapCreditText,
   type Basemap,
-  type FrameLayers,
-} from './example-animation';
+} from '../../src/viewer/basemap';
+import { fetchBasemap } from '../page-json';
+import { animateLatestFrames, createFrameLayers, type FrameLayers } from './example-animation';
 import { showError, startExample, tileLoaded } from './example-session';
-
-declare global {
-  interface Window {
-    /** For the browser test: where a lon/lat lies on the page. */
-    radarExample?: { project(lon: number, lat: number): { x: number; y: number } };
-  }
-}
 
 /** Base map fills (z-index 0, under the radar at 1) and lines (2, over it). */
 function basemapLayers(basemap: Basemap): VectorLayer[] {
   const format = new GeoJSON({ featureProjection: 'EPSG:3857' });
-  const layer = (data: FeatureCollection, style: Style, zIndex: number) =>
-    new VectorLayer({
-      source: new VectorSource({ features: format.readFeatures(data) }),
-      style,
-      zIndex,
-    });
-  const fill = (color: string) => new Style({ fill: new Fill({ color }) });
-  const line = (color: string, width: number) =>
-    new Style({ stroke: new Stroke({ color, width }) });
-  return [
-    layer(basemap.land, fill(C.land), 0),
-    layer(basemap.states, fill(C.states), 0),
-    layer(basemap.countryBorders, line(C.countryBorders, 0.8), 2),
-    layer(basemap.land, line(C.coastline, 0.8), 2),
-    layer(basemap.stateBorders, line(C.stateBorders, 0.7), 2),
-    layer(basemap.nation, line(C.nation, 1.2), 2),
-  ];
+  return BASEMAP_LAYERS.map(
+    (layer) =>
+      new VectorLayer({
+        source: new VectorSource({ features: format.readFeatures(basemap[layer.data]) }),
+        style:
+          layer.kind === 'fill'
+            ? new Style({ fill: new Fill({ color: layer.colour }) })
+            : new Style({ stroke: new Stroke({ color: layer.colour, width: layer.width }) }),
+        zIndex: layer.kind === 'fill' ? 0 : 2,
+      }),
+  );
 }
 
 /** A tile source of one frame, each tile fetched with both credentials. */
@@ -89,51 +76,28 @@ function openLayersFrames(
   extent: number[],
   create: (timestamp: string) => XYZ,
 ): FrameLayers {
-  const layers = new Map<string, { layer: TileLayer<XYZ>; pending: number; ended: number }>();
-  let shown: string | undefined;
-  const ensure = (timestamp: string) => {
-    let entry = layers.get(timestamp);
-    if (!entry) {
+  return createFrameLayers({
+    create(timestamp) {
       const source = create(timestamp);
-      const created = {
+      const entry = {
         layer: new TileLayer({ source, extent, opacity: 0, zIndex: 1 }),
         pending: 0,
         ended: 0,
       };
-      source.on('tileloadstart', () => created.pending++);
+      source.on('tileloadstart', () => entry.pending++);
       const end = () => {
-        created.pending--;
-        created.ended++;
+        entry.pending--;
+        entry.ended++;
       };
       source.on('tileloadend', end);
       source.on('tileloaderror', end);
-      map.addLayer(created.layer);
-      layers.set(timestamp, created);
-      entry = created;
-    }
-    return entry;
-  };
-  return {
-    show(timestamp) {
-      ensure(timestamp).layer.setOpacity(1);
-      if (shown !== undefined && shown !== timestamp) layers.get(shown)?.layer.setOpacity(0);
-      shown = timestamp;
+      map.addLayer(entry.layer);
+      return entry;
     },
-    preload(timestamps) {
-      for (const timestamp of timestamps) ensure(timestamp);
-    },
-    isLoaded: (timestamp) => {
-      const entry = layers.get(timestamp);
-      return entry !== undefined && entry.ended > 0 && entry.pending === 0;
-    },
-    retain(timestamps) {
-      for (const [timestamp, { layer }] of layers)
-        if (!timestamps.includes(timestamp)) {
-          map.removeLayer(layer);
-          layers.delete(timestamp);
-        }
-    },
-  };
+    setOpacity: (entry, opacity) => entry.layer.setOpacity(opacity),
+    remove: (entry) => map.removeLayer(entry.layer),
+    isLoaded: (entry) => entry.ended > 0 && entry.pending === 0,
+  });
 }
 
 async function main(): Promise<void> {
@@ -149,7 +113,10 @@ async function main(): Promise<void> {
     },
   };
 
-  const attribution = `${tileJson.attribution} · US states: US Census via us-atlas · Land: Natural Earth via world-atlas`;
+  const attribution = [
+    tileJson.attribution,
+    ...BASEMAP_CREDITS.map((credit) => basemapCreditText(credit)),
+  ].join(' · ');
   const frames = openLayersFrames(map, extent, (ts) => {
     const source = radarSource(client, ts, tileJson.minzoom, tileJson.maxzoom);
     source.setAttributions(attribution);

@@ -8,11 +8,11 @@
  * One process writes the file: batches of two processes writing the same file at once could
  * overwrite each other's merge (without Redis, give each replica its own `RADAR_USAGE_FILE`).
  * A file that is not a valid usage file is never overwritten: the writer moves it aside
- * (`usage.json.invalid-<time>`), logs it, and starts a new one; a reader refuses it.
+ * (`usage.json.invalid-<time>`), logs it, and starts a new one; a reader refuses it. The store
+ * keeps the data it last wrote or read and reads the file again only when its stat changed.
  */
-import { randomBytes } from 'node:crypto';
+import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
 import type { UsageRank, UsageStore } from '../../domain/ports';
 import {
@@ -26,6 +26,8 @@ import {
   type UsageEntry,
 } from '../../domain/usage';
 import type { Logger } from '../../logger';
+import { writeFileAtomic } from './atomic-write';
+import { isMissingFile } from './read-errors';
 
 /** A usage file that cannot be read as one. */
 export class UsageFileError extends Error {
@@ -81,16 +83,37 @@ export function createFileUsageStore(options: FileUsageStoreOptions): UsageStore
   const keepMs = options.retentionDays * 86_400_000;
   let writing: Promise<void> = Promise.resolve();
 
+  /**
+   * The file as last written or read here, with the stat it had then. This process is the
+   * file's only writer, so a flush or a scrape reuses it while the stat still matches (inode,
+   * size and mtime) instead of reading and validating the whole file again; a file replaced,
+   * edited or removed by someone else no longer matches and is read again.
+   */
+  let known: { data: UsageFileData; stat: Stats } | undefined;
+  const matches = (a: Stats, b: Stats) =>
+    a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+
   /** The file's data; undefined when it does not exist. Throws `UsageFileError`. */
   const load = async (): Promise<UsageFileData | undefined> => {
     let text: string;
+    let stat: Stats;
     try {
+      // Stat before reading: the text read is then at least as new as the stat kept with it,
+      // so a change this read missed still shows in the next stat.
+      stat = await fs.stat(file);
+      if (known !== undefined && matches(known.stat, stat)) return known.data;
+      known = undefined;
       text = await fs.readFile(file, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      if (isMissingFile(err)) {
+        known = undefined;
+        return undefined;
+      }
       throw err;
     }
-    return parseUsageFile(text, file);
+    const data = parseUsageFile(text, file);
+    known = { data, stat };
+    return data;
   };
 
   /** The data to merge into: the file's, or a fresh start when the file is not valid. */
@@ -107,13 +130,9 @@ export function createFileUsageStore(options: FileUsageStoreOptions): UsageStore
   };
 
   const write = async (data: UsageFileData): Promise<void> => {
-    await fs.mkdir(path.dirname(file), { recursive: true });
-    const temp = path.join(
-      path.dirname(file),
-      `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`,
-    );
-    await fs.writeFile(temp, `${JSON.stringify(data)}\n`, { mode: 0o600 });
-    await fs.rename(temp, file);
+    known = undefined; // `data` is changed until the write succeeds
+    const stat = await writeFileAtomic(file, `${JSON.stringify(data)}\n`);
+    known = { data, stat };
   };
 
   const prune = (data: UsageFileData): void => {
@@ -135,7 +154,8 @@ export function createFileUsageStore(options: FileUsageStoreOptions): UsageStore
     for (const [label, keys] of Object.entries(data?.hours ?? {})) {
       const hour = parseHourLabel(label)!;
       if (hour < fromHour || hour > toHour) continue;
-      for (const [keyId, counts] of Object.entries(keys)) entries.push({ keyId, hour, counts });
+      for (const [keyId, counts] of Object.entries(keys))
+        entries.push({ keyId, hour, counts: { ...counts } }); // the kept data stays private
     }
     return entries;
   };

@@ -5,7 +5,7 @@
  * two administrators never silently overwrite each other.
  */
 import { waitForRedisReady, type RedisClient } from './client';
-import { compareAndSetRedisRegistry, readRedisRegistry, serializeRegistry } from './key-registry';
+import { compareAndSetRedisRegistry, readRedisRegistry } from './key-registry';
 import type { KeyRegistryData } from '../../domain/key-records';
 import { KeyAdminConflictError, type KeyAdminStore } from '../../domain/ports';
 
@@ -38,12 +38,12 @@ export function createRedisKeyAdminStore(
 
   const save = async (data: KeyRegistryData): Promise<void> => {
     if (loadedRaw === undefined) await load();
-    const written = await compareAndSetRedisRegistry(client, loadedRaw ?? null, data);
-    if (!written)
+    const stored = await compareAndSetRedisRegistry(client, loadedRaw ?? null, data);
+    if (stored === undefined)
       throw new KeyAdminConflictError(
         'the key registry changed meanwhile; load it again and retry',
       );
-    loadedRaw = serializeRegistry(data); // a further save checks against what this one wrote
+    loadedRaw = stored; // a further save checks against what this one wrote
   };
 
   return {

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { KeyRegistryData } from '../../domain/key-records';
-import { parseKeyFile } from '../../keys/key-file-format';
+import { parseKeyFile, serializeKeyFile } from '../../keys/key-file-format';
 import type { RedisClient } from './client';
 import { KEY_EVENTS_CHANNEL, KEY_REGISTRY_KEY } from './keys';
 import { defineScript } from './script';
@@ -58,28 +58,28 @@ export async function readRedisRegistryIfChanged(
   return { data: parseKeyFile(raw), raw };
 }
 
-/** The canonical stored text of registry data. */
+/** The registry's text as stored in Redis: compact, and checked as every stored registry is. */
 export function serializeRegistry(data: KeyRegistryData): string {
-  return JSON.stringify({ apps: data.apps, keys: data.keys });
+  return serializeKeyFile(data, 'compact');
 }
 
 /**
  * Replaces the registry with `data` if the stored text still equals `expectedRaw` (null: if
- * none is stored), and publishes a change event in the same atomic step. Resolves false on a
- * conflict (someone else saved since `expectedRaw` was read).
+ * none is stored), and publishes a change event in the same atomic step. Resolves with the
+ * text stored (the next compare-and-set token), or undefined on a conflict (someone else saved
+ * since `expectedRaw` was read). Throws `KeyFileError` for a registry replicas would refuse.
  */
 export async function compareAndSetRedisRegistry(
   client: RedisClient,
   expectedRaw: string | null,
   data: KeyRegistryData,
-): Promise<boolean> {
+): Promise<string | undefined> {
   const script = defineScript(client, 'radarKeysCompareAndSet', 1, COMPARE_AND_SET_LUA);
   const text = serializeRegistry(data);
-  parseKeyFile(text); // never store what replicas would refuse to load
   const revision = createHash('sha256').update(text).digest('hex').slice(0, 16);
   const result = await script(
     [KEY_REGISTRY_KEY],
     [expectedRaw === null ? '0' : '1', expectedRaw ?? '', text, KEY_EVENTS_CHANNEL, revision],
   );
-  return result === 1;
+  return result === 1 ? text : undefined;
 }

@@ -38,7 +38,7 @@ export interface QuotaLeaseOptions {
   /**
    * Takes up to `points` from the key's shared counter (rate-limiter-flexible `consume`):
    * `call.need` of them for requests waiting now, the rest capped by the store at this
-   * replica's share of what is left (`call.replicas`); `call.known` lets the store skip
+   * replica's share of what is left (`call.share`); `call.known` lets the store skip
    * reporting the window again. Undefined when Redis failed (nothing was taken).
    */
   readonly lease: (
@@ -60,6 +60,3 @@ export interface QuotaLeaseOptions {
   /** Monotonic milliseconds. */
   readonly clock?: () => number;
 }
-
-/** A block untouched this long goes back to the shared counter. */
-export const IDLE_HAND_BACK_MS = 2000;

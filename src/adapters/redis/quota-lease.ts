@@ -27,9 +27,11 @@
  */
 
 import type { KnownWindow, LeaseDecision, QuotaLeaseOptions } from './quota-lease-types';
-import { IDLE_HAND_BACK_MS } from './quota-lease-types';
 import { applyGrant, FAILED, GRANTED, type Lease, type LeaseOutcome } from './lease-entry';
 import { INITIAL_REPLICAS, planLease } from './lease-sizing';
+
+/** A block untouched this long goes back to the shared counter. */
+export const IDLE_HAND_BACK_MS = 2000;
 
 /** Per-replica book of leased blocks, one entry per key. */
 export interface QuotaLease {
@@ -57,18 +59,41 @@ export function createQuotaLease(options: QuotaLeaseOptions): QuotaLease {
     return { allowed: true, remaining: lease.reported, msLeft: lease.endsBy - now };
   };
 
+  /**
+   * Hands the held block back to the window it came from: the shared counter no longer counts
+   * it, nor does the entry. Returns the points handed back.
+   */
+  const giveBack = (lease: Lease): number => {
+    const points = lease.points;
+    options.handBack(lease.keyId, lease.limit, points, lease.windowEndS);
+    lease.lastUsed -= points;
+    lease.leasedNet -= points;
+    lease.points = 0;
+    return points;
+  };
+
   /** A new limit for a key: the held block goes back, the next lease asks under the new one. */
   const relimit = (lease: Lease, limit: number) => {
-    if (lease.points > 0) {
-      options.handBack(lease.keyId, lease.limit, lease.points, lease.windowEndS);
-      lease.lastUsed -= lease.points;
-      lease.leasedNet -= lease.points;
-      lease.points = 0;
-    }
+    if (lease.points > 0) giveBack(lease);
     lease.limit = limit;
     lease.sharedRemaining = Math.max(0, limit - lease.lastUsed);
     lease.reported = lease.sharedRemaining;
     lease.exhausted = false;
+  };
+
+  /**
+   * The decision a lease's outcome settles for a request that sent or waited on it: a point
+   * from the insurance when Redis failed, the denial when denied; undefined when granted (the
+   * request takes its point from the refilled entry).
+   */
+  const settle = (
+    outcome: LeaseOutcome,
+    keyId: string,
+    limit: number,
+  ): LeaseDecision | Promise<LeaseDecision> | undefined => {
+    if (outcome.kind === 'failed') return options.insure(keyId, limit);
+    if (outcome.kind === 'denied') return outcome.decision;
+    return undefined;
   };
 
   const refill = async (keyId: string, limit: number): Promise<LeaseDecision> => {
@@ -93,8 +118,8 @@ export function createQuotaLease(options: QuotaLeaseOptions): QuotaLease {
         } finally {
           lease.waiting -= 1;
         }
-        if (outcome.kind === 'failed') return options.insure(keyId, limit);
-        if (outcome.kind === 'denied') return outcome.decision;
+        const settled = settle(outcome, keyId, limit);
+        if (settled !== undefined) return settled;
         continue;
       }
       const fresh: Lease = lease ?? {
@@ -154,8 +179,8 @@ export function createQuotaLease(options: QuotaLeaseOptions): QuotaLease {
       } finally {
         fresh.pending = undefined;
       }
-      if (outcome.kind === 'failed') return options.insure(keyId, limit);
-      if (outcome.kind === 'denied') return outcome.decision;
+      const settled = settle(outcome, keyId, limit);
+      if (settled !== undefined) return settled;
     }
   };
 
@@ -180,21 +205,15 @@ export function createQuotaLease(options: QuotaLeaseOptions): QuotaLease {
         if (now >= lease.deadline) {
           book.delete(keyId);
         } else if (lease.points > 0 && now - lease.lastUseAt >= IDLE_HAND_BACK_MS) {
-          options.handBack(lease.keyId, lease.limit, lease.points, lease.windowEndS);
-          lease.sharedRemaining += lease.points;
-          lease.lastUsed -= lease.points;
-          lease.leasedNet -= lease.points;
-          lease.points = 0;
+          lease.sharedRemaining += giveBack(lease);
         }
       }
     },
     releaseAll() {
       const now = clock();
       for (const [keyId, lease] of book) {
-        if (lease.points > 0 && now < lease.deadline) {
-          options.handBack(lease.keyId, lease.limit, lease.points, lease.windowEndS);
-        }
-        lease.points = 0;
+        if (lease.points > 0 && now < lease.deadline) giveBack(lease);
+        lease.points = 0; // an ended window's points go nowhere
         book.delete(keyId);
       }
     },

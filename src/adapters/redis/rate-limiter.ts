@@ -63,8 +63,6 @@ export interface RedisRateLimiter extends RateLimiter {
   sweep(): void;
   /** Points this replica holds for a key (tests, accuracy figures). */
   held(keyId: string, limit: number): number;
-  /** Points this replica admitted in memory for a key and has not carried to Redis yet. */
-  owed(keyId: string): number;
   /** Stops the timer, hands every held point back and carries what is owed. */
   close(): Promise<void>;
 }
@@ -284,7 +282,6 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
     degraded: isDegraded,
     sweep,
     held: (keyId, limit) => quota.held(keyId, limit),
-    owed: (keyId) => ledger.owed(keyId),
     async close() {
       if (timer) clearInterval(timer);
       client.off('ready', onReady);

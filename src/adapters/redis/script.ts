@@ -15,6 +15,23 @@ type CustomCommand = (...keysAndArgs: (string | number)[]) => Promise<unknown>;
 
 /**
  * Defines `lua` on `client` under `name` (idempotent: defining it again replaces it) and
+ * returns ioredis's command for it; `numberOfKeys` undefined: the keys count is the command's
+ * first argument.
+ */
+function defineCommand(
+  client: RedisClient,
+  name: string,
+  lua: string,
+  numberOfKeys?: number,
+): CustomCommand {
+  client.defineCommand(name, numberOfKeys === undefined ? { lua } : { numberOfKeys, lua });
+  const command = (client as unknown as Record<string, CustomCommand | undefined>)[name];
+  if (typeof command !== 'function') throw new Error(`ioredis did not define the script ${name}`);
+  return command;
+}
+
+/**
+ * Defines `lua` on `client` under `name` (idempotent: defining it again replaces it) and
  * returns a typed runner. `numberOfKeys` is fixed, as `defineCommand` requires.
  */
 export function defineScript(
@@ -23,9 +40,7 @@ export function defineScript(
   numberOfKeys: number,
   lua: string,
 ): ScriptRunner {
-  client.defineCommand(name, { numberOfKeys, lua });
-  const command = (client as unknown as Record<string, CustomCommand | undefined>)[name];
-  if (typeof command !== 'function') throw new Error(`ioredis did not define the script ${name}`);
+  const command = defineCommand(client, name, lua, numberOfKeys);
   return (keys, args) => {
     if (keys.length !== numberOfKeys) throw new Error(`script ${name} takes ${numberOfKeys} keys`);
     return command.call(client, ...keys, ...args);
@@ -37,8 +52,6 @@ export function defineScript(
  * count is sent first, as `EVALSHA` takes it); all keys of one call must share a hash slot.
  */
 export function defineVariadicScript(client: RedisClient, name: string, lua: string): ScriptRunner {
-  client.defineCommand(name, { lua });
-  const command = (client as unknown as Record<string, CustomCommand | undefined>)[name];
-  if (typeof command !== 'function') throw new Error(`ioredis did not define the script ${name}`);
+  const command = defineCommand(client, name, lua);
   return (keys, args) => command.call(client, keys.length, ...keys, ...args);
 }

@@ -12,6 +12,7 @@ import {
   HOUR_MS,
   hourLabel,
   isUsageCounts,
+  REQUESTS_FIELD,
   type UsageBatch,
   type UsageEntry,
 } from '../../domain/usage';
@@ -22,11 +23,12 @@ import { defineVariadicScript } from './script';
 
 /**
  * KEYS[1]: the source's applied marker; then, per hour of the batch, its hash and its rank set.
- * ARGV[1]: batch number; ARGV[2]: marker lifetime (s); ARGV[3]: H, the number of hours;
- * ARGV[4..3+H]: each hour's expiry (Unix s); then per key-hour: hour index (1..H), key id,
- * number of fields n, then n field/value pairs. Returns {1, replaced} when applied (`replaced`:
- * stored values that were not JSON and were overwritten), {0, 0} when the number was applied
- * before. Values are written as exact integers (cjson would round past 14 digits).
+ * ARGV[1]: batch number; ARGV[2]: marker lifetime (s); ARGV[3]: the requests field (what the
+ * rank counts); ARGV[4]: H, the number of hours; ARGV[5..4+H]: each hour's expiry (Unix s);
+ * then per key-hour: hour index (1..H), key id, number of fields n, then n field/value pairs.
+ * Returns {1, replaced} when applied (`replaced`: stored values that were not JSON and were
+ * overwritten), {0, 0} when the number was applied before. Values are written as exact
+ * integers (cjson would round past 14 digits).
  */
 const APPLY_LUA = String.raw`
 local seq = tonumber(ARGV[1])
@@ -43,9 +45,10 @@ local function encode(t)
   end
   return '{' .. table.concat(parts, ',') .. '}'
 end
-local hours = tonumber(ARGV[3])
+local requestsField = ARGV[3]
+local hours = tonumber(ARGV[4])
 local replaced = 0
-local i = 4 + hours
+local i = 5 + hours
 while i <= #ARGV do
   local h = tonumber(ARGV[i])
   local key = ARGV[i + 1]
@@ -61,15 +64,15 @@ while i <= #ARGV do
     local field = ARGV[i + 3 + 2 * j]
     local value = tonumber(ARGV[i + 4 + 2 * j])
     counts[field] = (tonumber(counts[field]) or 0) + value
-    if field == 'requests' then requests = value end
+    if field == requestsField then requests = value end
   end
   redis.call('HSET', KEYS[2 * h], key, encode(counts))
   if requests > 0 then redis.call('ZINCRBY', KEYS[2 * h + 1], requests, key) end
   i = i + 3 + 2 * n
 end
 for h = 1, hours do
-  redis.call('EXPIREAT', KEYS[2 * h], ARGV[3 + h])
-  redis.call('EXPIREAT', KEYS[2 * h + 1], ARGV[3 + h])
+  redis.call('EXPIREAT', KEYS[2 * h], ARGV[4 + h])
+  redis.call('EXPIREAT', KEYS[2 * h + 1], ARGV[4 + h])
 end
 redis.call('SET', KEYS[1], seq, 'EX', ARGV[2])
 return {1, replaced}
@@ -107,7 +110,7 @@ export function createRedisUsageStore(options: RedisUsageStoreOptions): UsageSto
       const index = new Map(hours.map((h, i) => [h, i + 1]));
       const keys = [usageAppliedKey(batch.source)];
       for (const h of hours) keys.push(usageHourKey(hourLabel(h)), usageRankKey(hourLabel(h)));
-      const args: Array<string | number> = [batch.seq, keepS, hours.length];
+      const args: Array<string | number> = [batch.seq, keepS, REQUESTS_FIELD, hours.length];
       for (const h of hours) args.push(Math.floor(((h + 1) * HOUR_MS) / 1000) + keepS);
       for (const entry of batch.entries) {
         const fields = Object.entries(entry.counts);
@@ -119,15 +122,15 @@ export function createRedisUsageStore(options: RedisUsageStoreOptions): UsageSto
         logger.warn({ replaced: result[1] }, 'usage: stored records that were not JSON replaced');
     },
     async read(fromHour, toHour, keyIds) {
+      if (keyIds !== undefined && keyIds.length === 0) return [];
       const pipeline = client.pipeline();
       const hours: number[] = [];
       for (let h = fromHour; h <= toHour; h++) {
         hours.push(h);
         const key = usageHourKey(hourLabel(h));
         if (keyIds === undefined) pipeline.hgetall(key);
-        else if (keyIds.length > 0) pipeline.hmget(key, ...keyIds);
+        else pipeline.hmget(key, ...keyIds);
       }
-      if (keyIds !== undefined && keyIds.length === 0) return [];
       const replies = (await pipeline.exec()) ?? [];
       const entries: UsageEntry[] = [];
       replies.forEach(([err, reply], i) => {

@@ -93,7 +93,7 @@ export function createS3ArchiveStore(options: S3ArchiveStoreOptions): S3ArchiveS
   const { client, bucket, prefix, timeoutMs, logger } = options;
   const bodyIdleTimeoutMs = options.bodyIdleTimeoutMs ?? 30_000;
   const socketWaitMs = options.socketWaitMs ?? 5_000;
-  // Declared below; the breaker's trials use the store's own probe.
+  // The breaker's trials use the store's own probe.
   const probe = async () => {
     let request: ClientRequest | undefined;
     const timer = setTimeout(() => request?.destroy(new S3TimeoutError(timeoutMs)), timeoutMs);

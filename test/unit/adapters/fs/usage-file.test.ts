@@ -106,3 +106,52 @@ it('never leaves a temp file behind', async () => {
     await s.apply({ source: 'a', seq, entries: [entry('acme', H, 1)] });
   expect(await fs.readdir(dir)).toEqual(['usage.json']);
 });
+
+it('picks up a file edited, replaced or removed by someone else', async () => {
+  const s = store();
+  const requests = async () => (await s.read(H, H))[0]?.counts.requests;
+  const edit = async (requestsNow: number) => {
+    const data = JSON.parse(await fs.readFile(file, 'utf8'));
+    data.hours[hourLabel(H)].acme.requests = requestsNow;
+    return JSON.stringify(data);
+  };
+  await s.apply({ source: 'a', seq: 1, entries: [entry('acme', H, 1)] });
+  expect(await requests()).toBe(1);
+
+  // Edited in place to a longer text.
+  await fs.writeFile(file, await edit(40));
+  expect(await requests()).toBe(40);
+  expect(await s.top(H, 1)).toEqual([{ keyId: 'acme', requests: 40 }]);
+  await s.apply({ source: 'a', seq: 2, entries: [entry('acme', H, 1)] });
+  expect(await requests()).toBe(41);
+
+  // Edited in place to a text of the same length: the modification time tells.
+  await fs.writeFile(file, await edit(17));
+  const past = new Date(Date.now() - 3_600_000);
+  await fs.utimes(file, past, past);
+  expect(await requests()).toBe(17);
+
+  // Replaced by another file (a rename over it).
+  const other = path.join(dir, 'other.json');
+  await fs.writeFile(other, await edit(25));
+  await fs.rename(other, file);
+  expect(await requests()).toBe(25);
+  expect(await s.top(H, 1)).toEqual([{ keyId: 'acme', requests: 25 }]);
+
+  // Removed: no usage, and the next batch starts a new file.
+  await fs.rm(file);
+  expect(await s.read(H, H)).toEqual([]);
+  expect(await s.top(H, 1)).toEqual([]);
+  await s.apply({ source: 'a', seq: 3, entries: [entry('acme', H, 2)] });
+  expect(await requests()).toBe(2);
+});
+
+it('hands out copies: changing what read returned changes nothing stored', async () => {
+  const s = store();
+  await s.apply({ source: 'a', seq: 1, entries: [entry('acme', H, 1)] });
+  const [first] = await s.read(H, H);
+  (first!.counts as Record<string, number>).requests = 99;
+  expect((await s.read(H, H))[0]!.counts.requests).toBe(1);
+  await s.apply({ source: 'a', seq: 2, entries: [entry('acme', H, 1)] });
+  expect((await s.read(H, H))[0]!.counts.requests).toBe(2);
+});
