@@ -20,7 +20,8 @@ import type { Socket } from 'node:net';
 export interface ConnectionDrain {
   /**
    * Stops accepting, then closes connections as they become safe to close; resolves when every
-   * connection is closed, cutting those still open after `deadlineMs`.
+   * connection and its response have emitted `close`, cutting those still open after
+   * `deadlineMs`.
    */
   drain(deadlineMs: number): Promise<void>;
 }
@@ -50,10 +51,31 @@ export function createConnectionDrain(
 ): ConnectionDrain {
   // Connections only; nothing per request, so serving pays nothing for the drain.
   const connections = new Set<Socket>();
+  /** Called once the last connection has closed, while a drain waits for that. */
+  let onLastClose: (() => void) | undefined;
   server.on('connection', (socket: Socket) => {
     connections.add(socket);
-    socket.once('close', () => connections.delete(socket));
+    socket.once('close', () => {
+      connections.delete(socket);
+      if (connections.size === 0) onLastClose?.();
+    });
   });
+  /**
+   * Resolves once every connection has emitted `close` and that event's other listeners (the
+   * response's own `close`, where a cut answer is recorded) have run. Node's close callback
+   * comes earlier, as soon as its connection count reaches zero, while destroyed sockets have
+   * yet to emit `close`: resolving there let a shutdown flush usage before the requests cut
+   * at the deadline were counted.
+   */
+  const allClosed = () =>
+    new Promise<void>((resolve) => {
+      const settle = () => setImmediate(resolve);
+      if (connections.size === 0) return settle();
+      onLastClose = () => {
+        onLastClose = undefined;
+        settle();
+      };
+    });
 
   // Activity is watched only while draining, at each sweep: a connection with a response in
   // flight, or whose byte counts moved since the last look, is active; one that stayed idle
@@ -84,7 +106,7 @@ export function createConnectionDrain(
         net.Server.prototype.close.call(server, () => {
           clearInterval(sweeper);
           clearTimeout(deadline);
-          resolve();
+          void allClosed().then(resolve);
         });
         sweep();
       });
