@@ -81,3 +81,23 @@ it('an allowed request names its caller; a request without a known key names non
   const limited = await answerOf(auth(KEYS.limited));
   expect(limited.caller?.keyId).toBe('limited');
 });
+
+it('a limiter that fails unexpectedly answers 500 and still names the authenticated caller', async () => {
+  const failing = await startEmbeddedApiWith(TS, buildArchive(TS, 2), {
+    decoratePorts: (ports) => ({
+      ...ports,
+      limiter: { consume: () => Promise.reject(new Error('limiter store lost')) },
+    }),
+  });
+  try {
+    const answer = (await failing.inject('/status.json', { headers: auth() })).answer;
+    expect([answer.status, answer.caller?.keyId, answer.rate, answer.refusedKey]).toEqual([
+      500,
+      'good',
+      undefined,
+      undefined,
+    ]);
+  } finally {
+    await failing.stop();
+  }
+});

@@ -138,7 +138,7 @@ export function createCore(deps: CoreDeps): Core {
     err: unknown,
     request: CoreRequest,
     route: string,
-    decided?: { caller: Caller; rate: RateDecision },
+    decided?: { caller: Caller; rate?: RateDecision },
   ): Answer =>
     failure(
       err,
@@ -211,7 +211,8 @@ export function createCore(deps: CoreDeps): Core {
     if (rate instanceof Promise)
       return rate.then(
         (settled) => afterRate(request, match, caller, settled),
-        (err: unknown) => fail(err, request, match.route.template),
+        // The caller passed authentication: its failed request is still its usage.
+        (err: unknown) => fail(err, request, match.route.template, { caller }),
       );
     return afterRate(request, match, caller, rate);
   };
