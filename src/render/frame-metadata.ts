@@ -4,7 +4,7 @@
  * and the resampling rule), so a client can interpret a frame without knowing its source.
  */
 import { formatTimestamp } from '../domain/timestamps';
-import type { ReflectivityGrid } from '../domain/reflectivity-grid';
+import { gridGeometry, type ReflectivityGrid } from '../domain/reflectivity-grid';
 import { type ClassGrid, coveredBox } from './grid-classes';
 import { REFLECTIVITY_PALETTE } from './palette';
 
@@ -45,14 +45,7 @@ export function frameMetadata(
     units: 'dBZ',
     palette: REFLECTIVITY_PALETTE.map((step) => ({ dbz: step.dbz, color: step.color })),
     transparent: TRANSPARENT,
-    grid: {
-      width: grid.width,
-      height: grid.height,
-      west: grid.west,
-      north: grid.north,
-      dLon: grid.dLon,
-      dLat: grid.dLat,
-    },
+    grid: gridGeometry(grid),
     cells: { ...classes.counts },
     coveredBounds: covered
       ? [
