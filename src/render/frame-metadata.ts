@@ -12,12 +12,12 @@ import { REFLECTIVITY_PALETTE } from './palette';
 export const RENDERER = 'radar-tiles renderer 1';
 
 /** What a transparent pixel means, in the metadata's words. */
-export const TRANSPARENT =
+const TRANSPARENT =
   'palette index 0 (transparent): no echo of at least 5 dBZ, or no radar coverage; ' +
   '"cells" counts each and "coveredBounds" boxes the covered area';
 
 /** How pixels are resampled from the grid, in the metadata's words. */
-export const RESAMPLING =
+const RESAMPLING =
   'each pixel shows the strongest colour among the grid cells whose centres it contains, ' +
   'or the cell under its centre when it contains none';
 
