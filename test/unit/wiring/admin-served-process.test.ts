@@ -31,27 +31,44 @@ function recorded(
   };
 }
 
+/** Both components started, then the work stopped in reverse, then the clients in order. */
+const WHOLE_LIFE = [
+  'start work',
+  'start watcher',
+  'stop watcher',
+  'stop work',
+  'stop store',
+  'stop redis',
+];
+
+/** The admin listener is closed: nothing answers on its port any more. */
+async function expectClosed(port: number): Promise<void> {
+  await expect(fetch(`http://127.0.0.1:${port}/readyz`)).rejects.toThrow();
+}
+
+/** A process on `port` with two components (`work`, then `watcher`) and two clients. */
+function startRecorded(port: number, events: string[], watcher: Parameters<typeof recorded>[2]) {
+  return startAdminServedProcess({
+    logger: createSilentLogger(),
+    admin: { port, host: '127.0.0.1' },
+    registry: createRegistry(),
+    components: [recorded('work', events), recorded('watcher', events, watcher)],
+    clients: [recorded('store', events), recorded('redis', events)],
+  });
+}
+
 it('is "starting" until every component has started, then ready, then "shutting down"', async () => {
   const port = await freePort();
   const events: string[] = [];
   let seenWhileStarting: { status: number; body: unknown } | undefined;
   let seenWhileStopping: { status: number; body: unknown } | undefined;
-  const running = await startAdminServedProcess({
-    logger: createSilentLogger(),
-    admin: { port, host: '127.0.0.1' },
-    registry: createRegistry(),
-    components: [
-      recorded('work', events),
-      recorded('watcher', events, {
-        start: async () => {
-          seenWhileStarting = await readiness(port);
-        },
-        stop: async () => {
-          seenWhileStopping = await readiness(port);
-        },
-      }),
-    ],
-    clients: [recorded('store', events), recorded('redis', events)],
+  const running = await startRecorded(port, events, {
+    start: async () => {
+      seenWhileStarting = await readiness(port);
+    },
+    stop: async () => {
+      seenWhileStopping = await readiness(port);
+    },
   });
   expect(running.adminPort).toBe(port);
   expect(seenWhileStarting).toEqual({
@@ -65,43 +82,20 @@ it('is "starting" until every component has started, then ready, then "shutting 
     status: 503,
     body: { status: 'not ready', reason: 'shutting down' },
   });
-  expect(events).toEqual([
-    'start work',
-    'start watcher',
-    'stop watcher',
-    'stop work',
-    'stop store',
-    'stop redis',
-  ]);
-  await expect(fetch(`http://127.0.0.1:${port}/readyz`)).rejects.toThrow();
+  expect(events).toEqual(WHOLE_LIFE);
+  await expectClosed(port);
 });
 
 it('shuts down what it opened when a component fails to start, then rethrows', async () => {
   const port = await freePort();
   const events: string[] = [];
   await expect(
-    startAdminServedProcess({
-      logger: createSilentLogger(),
-      admin: { port, host: '127.0.0.1' },
-      registry: createRegistry(),
-      components: [
-        recorded('work', events),
-        recorded('watcher', events, {
-          start: async () => {
-            throw new Error('bucket unreachable');
-          },
-        }),
-      ],
-      clients: [recorded('store', events)],
+    startRecorded(port, events, {
+      start: async () => {
+        throw new Error('bucket unreachable');
+      },
     }),
   ).rejects.toThrow('bucket unreachable');
-  expect(events).toEqual([
-    'start work',
-    'start watcher',
-    'stop watcher',
-    'stop work',
-    'stop store',
-  ]);
-  // The admin listener is closed: nothing answers on its port any more.
-  await expect(fetch(`http://127.0.0.1:${port}/readyz`)).rejects.toThrow();
+  expect(events).toEqual(WHOLE_LIFE);
+  await expectClosed(port);
 });
