@@ -14,6 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createDirectorySink } from '../adapters/fs/frame-sink';
 import { loadConfigOrExit } from '../config';
+import { parseCommandLine } from './command-line';
 import { createLogger } from '../logger';
 import { Grib2Error } from '../sources/mrms/grib2/grib2-error';
 import { convertMrmsFile, mrmsArchiveFacts } from '../sources/mrms/mrms-frame';
@@ -85,17 +86,8 @@ async function convertOne(file: string, out: string, maxZoom: number): Promise<n
 }
 
 async function main(): Promise<void> {
-  let args: ReturnType<typeof parse>;
-  try {
-    args = parse(process.argv.slice(2));
-  } catch (error) {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
-    process.exit(2);
-  }
-  if (args.help) {
-    process.stdout.write(USAGE);
-    return;
-  }
+  const args = parseCommandLine(process.argv.slice(2), parse, USAGE);
+  if (args === undefined) return;
   if (args.file !== undefined) {
     process.exitCode = await convertOne(args.file, args.out, args.maxZoom);
     return;

@@ -8,6 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config';
+import { parseCommandLine } from './command-line';
 import { createLogger } from '../logger';
 import { integerFlag, SIM_LIMITS } from '../sim/limits';
 import { defaultPoolSize } from '../render/render-pool';
@@ -77,17 +78,8 @@ function describe(p: FrameProgress): string {
 }
 
 async function main(): Promise<void> {
-  let args: ReturnType<typeof parse>;
-  try {
-    args = parse(process.argv.slice(2));
-  } catch (error) {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
-    process.exit(2);
-  }
-  if (args.help) {
-    process.stdout.write(USAGE);
-    return;
-  }
+  const args = parseCommandLine(process.argv.slice(2), parse, USAGE);
+  if (args === undefined) return;
 
   const logger = createLogger(args.logLevel, { service: 'radar-simulate' });
   const began = performance.now();

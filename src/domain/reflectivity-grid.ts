@@ -80,6 +80,28 @@ export const MERCATOR_MAX_LAT = 85.0511287798066;
 /** Cells a grid may hold: 4x the MRMS CONUS mosaic, so a hostile size fails before allocating. */
 export const MAX_GRID_CELLS = 100_000_000;
 
+/** Where a raster lies: its size, the centre of its north-west cell and its spacing. */
+export type GridGeometry = Pick<
+  ReflectivityGrid,
+  'width' | 'height' | 'west' | 'north' | 'dLon' | 'dLat'
+>;
+
+/**
+ * Exactly the geometry of `grid` (a decoded GRIB2 grid, a reflectivity grid), in one fixed key
+ * order: what a source copies into a {@link ReflectivityGrid} and what the archive's metadata
+ * records, without the values or any other field riding along.
+ */
+export function gridGeometry(grid: GridGeometry): GridGeometry {
+  return {
+    width: grid.width,
+    height: grid.height,
+    west: grid.west,
+    north: grid.north,
+    dLon: grid.dLon,
+    dLat: grid.dLat,
+  };
+}
+
 /** The outer edges of the raster's cells, degrees. */
 export function gridExtent(grid: ReflectivityGrid): GeoBounds {
   return {

@@ -4,7 +4,7 @@
  * and the resampling rule), so a client can interpret a frame without knowing its source.
  */
 import { formatTimestamp } from '../domain/timestamps';
-import type { ReflectivityGrid } from '../domain/reflectivity-grid';
+import { gridGeometry, type ReflectivityGrid } from '../domain/reflectivity-grid';
 import { type ClassGrid, coveredBox } from './grid-classes';
 import { REFLECTIVITY_PALETTE } from './palette';
 
@@ -12,12 +12,12 @@ import { REFLECTIVITY_PALETTE } from './palette';
 export const RENDERER = 'radar-tiles renderer 1';
 
 /** What a transparent pixel means, in the metadata's words. */
-export const TRANSPARENT =
+const TRANSPARENT =
   'palette index 0 (transparent): no echo of at least 5 dBZ, or no radar coverage; ' +
   '"cells" counts each and "coveredBounds" boxes the covered area';
 
 /** How pixels are resampled from the grid, in the metadata's words. */
-export const RESAMPLING =
+const RESAMPLING =
   'each pixel shows the strongest colour among the grid cells whose centres it contains, ' +
   'or the cell under its centre when it contains none';
 
@@ -45,14 +45,7 @@ export function frameMetadata(
     units: 'dBZ',
     palette: REFLECTIVITY_PALETTE.map((step) => ({ dbz: step.dbz, color: step.color })),
     transparent: TRANSPARENT,
-    grid: {
-      width: grid.width,
-      height: grid.height,
-      west: grid.west,
-      north: grid.north,
-      dLon: grid.dLon,
-      dLat: grid.dLat,
-    },
+    grid: gridGeometry(grid),
     cells: { ...classes.counts },
     coveredBounds: covered
       ? [

@@ -15,9 +15,9 @@ import { TILE_SIZE, tileRanges } from './web-mercator';
 import { halveImage, reduceGrid, type ZoomImage } from './zoom-image';
 
 /** Deepest zoom rendered by default: a pixel is about 1 km, as fine as MRMS's 0.01 degree. */
-export const DEFAULT_MAX_ZOOM = 7;
+const DEFAULT_MAX_ZOOM = 7;
 /** Deepest zoom the renderer accepts. */
-export const RENDER_MAX_ZOOM = 12;
+const RENDER_MAX_ZOOM = 12;
 
 /** Options of {@link renderFrame}; plain data, so they can cross to a worker thread. */
 export interface FrameRenderOptions {

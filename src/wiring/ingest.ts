@@ -7,16 +7,15 @@
 import { waitForRedisReady } from '../adapters/redis/client';
 import { createRedisRevalidationQueue } from '../adapters/redis/revalidation-queue';
 import type { Config } from '../config';
-import { createAdminServer } from '../http/admin';
 import { createIngestWorker, type IngestWorker } from '../ingest/ingest-worker';
 import { createLogger } from '../logger';
-import { createRegistry, exposition, finiteOr, liveGauge } from '../observability/registry';
+import { createRegistry, finiteOr, liveGauge } from '../observability/registry';
 import { processInstanceName } from '../shared/process-name';
 import { createIngestMetrics } from '../observability/ingest-metrics';
 import { openArchives } from './open-archives';
-import { startAll, stoppers, type Component } from './component';
+import { startAdminServedProcess } from './admin-served-process';
+import type { Component } from './component';
 import { ingestCycle } from './ingest-parts';
-import { createShutdown, listen } from './lifecycle';
 import type { IngestOverrides } from './overrides';
 import { connectRedis, LEADER_LEASE_TTL_MS, redisCatalogWriter, redisLeaderLease } from './redis';
 
@@ -81,34 +80,13 @@ export async function buildIngest(
   ];
   if (archives.changes) components.push(archives.changes(() => worker.notify()));
 
-  let shuttingDown = false;
-  let started = false;
-  const admin = createAdminServer({
-    readiness: () =>
-      shuttingDown
-        ? { ready: false, reason: 'shutting down' }
-        : started
-          ? { ready: true }
-          : { ready: false, reason: 'starting' },
-    metrics: () => exposition(registry),
-  });
-  const adminPort = await listen(admin, config.admin.port, config.admin.host);
-  await startAll(components);
-  started = true;
-  logger.info({ owner, adminPort, leader: worker.isLeader() }, 'ingest worker running');
-  const shutdown = createShutdown({
+  const { adminPort, shutdown } = await startAdminServedProcess({
     logger,
-    drains: [],
-    lateServers: [admin],
-    drainS: 0,
-    beginShutdown: () => {
-      shuttingDown = true;
-    },
-    closers: [
-      ...stoppers(components),
-      () => archives.connections.stop(),
-      () => redis.connections.stop(),
-    ],
+    admin: config.admin,
+    registry,
+    components,
+    clients: [archives.connections, redis.connections],
   });
+  logger.info({ owner, adminPort, leader: worker.isLeader() }, 'ingest worker running');
   return { adminPort, owner, worker, shutdown };
 }

@@ -13,16 +13,15 @@ import { createBucketFileFeed } from '../adapters/s3/bucket-file-feed';
 import { createS3Client } from '../adapters/s3/client';
 import type { Config, MrmsSettings } from '../config';
 import type { FileFeed, FrameSink, LeaderLease } from '../domain/ports';
-import { createAdminServer } from '../http/admin';
 import { createLogger, type Logger } from '../logger';
 import { createMrmsMetrics, mrmsGauges } from '../observability/mrms-metrics';
-import { createRegistry, exposition } from '../observability/registry';
+import { createRegistry } from '../observability/registry';
 import { movable } from '../render/movable-view';
 import { processInstanceName } from '../shared/process-name';
 import { createMrmsFollower, type MrmsFollower } from '../sources/mrms/mrms-follower';
 import { createMrmsPool, type MrmsFrameInput } from '../sources/mrms/mrms-frame';
-import { closer, startAll, stoppers, type Component } from './component';
-import { createShutdown, listen } from './lifecycle';
+import { startAdminServedProcess } from './admin-served-process';
+import { closer, type Component } from './component';
 import { openUploadArchives } from './open-archives';
 import type { MrmsOverrides } from './overrides';
 import { connectRedis, LEADER_LEASE_TTL_MS, redisLeaderLease } from './redis';
@@ -183,32 +182,13 @@ export async function buildMrmsProducer(
     },
   ];
 
-  let shuttingDown = false;
-  const admin = createAdminServer({
-    readiness: () => (shuttingDown ? { ready: false, reason: 'shutting down' } : { ready: true }),
-    metrics: () => exposition(registry),
-  });
-  const adminPort = await listen(admin, config.admin.port, config.admin.host);
-  const shutdown = createShutdown({
+  const { adminPort, shutdown } = await startAdminServedProcess({
     logger,
-    drains: [],
-    lateServers: [admin],
-    drainS: 0,
-    beginShutdown: () => {
-      shuttingDown = true;
-    },
-    closers: [
-      ...stoppers(components),
-      () => archives.connections.stop(),
-      ...(redis ? [() => redis.connections.stop()] : []),
-    ],
+    admin: config.admin,
+    registry,
+    components,
+    clients: [archives.connections, ...(redis ? [redis.connections] : [])],
   });
-  try {
-    await startAll(components);
-  } catch (error) {
-    await shutdown();
-    throw error;
-  }
   logger.info({ owner, adminPort, leader: follower.isLeader() }, 'mrms producer running');
   return { adminPort, owner, follower, firstPass, shutdown };
 }

@@ -18,20 +18,14 @@ import { parseMrmsFileName } from '../../src/sources/mrms/mrms-file-name';
 import { noaaKey, sampleFrameAt } from '../../test/fixtures/mrms-frames';
 import { seededRandom } from './archives';
 import { freePort } from '../stack/free-port';
+import { percentile } from './nearest-rank';
 import { httpGet, startNode, waitUntil, type BenchProcess } from './processes';
 import { log } from './runner';
-import {
-  AUTH_HEADERS,
-  productionEnv,
-  startIngest,
-  startRedisWithKeys,
-  startReplica,
-  startS3,
-} from './service';
+import { pollVisibility } from './visibility-poller';
+import { productionEnv, startIngest, startRedisWithKeys, startReplica, startS3 } from './service';
 
 const SOURCE_BUCKET = 'noaa-mrms-pds';
 const PREFIX = 'CONUS/ReflectivityAtLowestAltitude_00.50/';
-const POLL_MS = 20;
 
 export interface MrmsPublishVisible {
   readonly uploads: number;
@@ -42,12 +36,6 @@ export interface MrmsPublishVisible {
   readonly samplesMs: readonly number[];
   readonly mrmsPollS: number;
   readonly ingestPollS: number;
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[rank]!;
 }
 
 /** Starts the stack under `runDir`, uploads `uploads` files, stops everything. */
@@ -111,30 +99,10 @@ export async function measureMrmsPublishVisible(
     // the previous file to become visible.
     const uploadedAt = new Map<string, number>();
     const seenAfter = new Map<string, number>();
-    let polling = true;
-    const poller = (async () => {
-      let etag = '';
-      while (polling) {
-        const res = await httpGet(`${replica.url}/status.json`, {
-          ...AUTH_HEADERS,
-          ...(etag ? { 'if-none-match': etag } : {}),
-        }).catch(() => undefined);
-        const now = performance.now();
-        if (res?.status === 200) {
-          etag = String(res.headers.etag ?? '');
-          const listed = new Set(
-            (JSON.parse(res.body.toString()) as { timestamps: string[] }).timestamps,
-          );
-          for (const [timestamp, at] of uploadedAt) {
-            if (!seenAfter.has(timestamp) && listed.has(timestamp)) {
-              seenAfter.set(timestamp, Math.round(now - at));
-              log(`mrms publish-to-visible: ${timestamp} ${Math.round(now - at)} ms`);
-            }
-          }
-        }
-        await sleep(POLL_MS);
-      }
-    })();
+    const poller = pollVisibility(replica.url, uploadedAt, (timestamp, afterMs) => {
+      seenAfter.set(timestamp, Math.round(afterMs));
+      log(`mrms publish-to-visible: ${timestamp} ${Math.round(afterMs)} ms`);
+    });
     try {
       for (const frame of frames.slice(1)) {
         await sleep(3000 + random() * 6000);
@@ -144,8 +112,7 @@ export async function measureMrmsPublishVisible(
       const deadline = performance.now() + 60_000;
       while (seenAfter.size < uploadedAt.size && performance.now() < deadline) await sleep(100);
     } finally {
-      polling = false;
-      await poller;
+      await poller.stop();
     }
     const samples = [...uploadedAt.keys()].flatMap((ts) => {
       const ms = seenAfter.get(ts);

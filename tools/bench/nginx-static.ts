@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { freePort } from '../stack/free-port';
-import { httpGet, waitUntil, type BenchProcess } from './processes';
+import { benchProcess, httpGet, waitUntil, type BenchProcess } from './processes';
 
 export const NGINX_BINARY = '/usr/sbin/nginx';
 
@@ -61,20 +61,7 @@ export async function startStaticNginx(options: {
     },
   );
   await out.close();
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const proc: BenchProcess = {
-    name: 'nginx-static',
-    pid: child.pid!,
-    logFile,
-    process: child,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
+  const proc = benchProcess('nginx-static', child, logFile);
   await waitUntil(
     'static nginx',
     async () => (await httpGet(`http://127.0.0.1:${port}/status.json`)).status === 200,

@@ -26,7 +26,11 @@ function tailOf(file: string): string {
   }
 }
 
-function wrap(name: string, child: ChildProcess, logFile: string): BenchProcess {
+/**
+ * A spawned child as a bench process: `stop()` sends SIGTERM, SIGKILL after 5 s, and resolves
+ * once it has exited (at once when it already has), so every bench process stops the same way.
+ */
+export function benchProcess(name: string, child: ChildProcess, logFile: string): BenchProcess {
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     name,
@@ -58,7 +62,7 @@ export function startNode(
     stdio: ['ignore', fd, fd],
   });
   fs.closeSync(fd);
-  return wrap(name, child, logFile);
+  return benchProcess(name, child, logFile);
 }
 
 /**
@@ -77,7 +81,7 @@ export async function startTsServer<T>(
     stdio: ['ignore', 'pipe', fd],
   });
   fs.closeSync(fd);
-  const proc = wrap(name, child, logFile);
+  const proc = benchProcess(name, child, logFile);
   const info = await new Promise<T>((resolve, reject) => {
     const lines = readline.createInterface({ input: child.stdout! });
     const timer = setTimeout(

@@ -8,8 +8,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { seededRandom } from './archives';
-import { httpGet } from './processes';
-import { AUTH_HEADERS, createUploader, type Replica, type S3Info } from './service';
+import { percentile } from './nearest-rank';
+import { createUploader, type Replica, type S3Info } from './service';
+import { pollVisibility } from './visibility-poller';
 
 export interface PublishVisibleResult {
   readonly uploads: number;
@@ -24,14 +25,6 @@ export interface PublishVisibleResult {
   readonly mode: string;
 }
 
-const POLL_MS = 20;
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[rank]!;
-}
-
 export async function measurePublishToVisible(options: {
   s3: S3Info;
   replicas: ReadonlyArray<{ name: string; replica: Replica }>;
@@ -44,32 +37,12 @@ export async function measurePublishToVisible(options: {
   const samples = new Map<string, number[]>(options.replicas.map((r) => [r.name, []]));
   const seen = new Map<string, Set<string>>(options.replicas.map((r) => [r.name, new Set()]));
   const pending = new Set(options.uploads.map((u) => u.timestamp));
-  let stop = false;
-
-  const pollers = options.replicas.map(async ({ name, replica }) => {
-    let etag = '';
-    const mine = seen.get(name)!;
-    while (!stop) {
-      const res = await httpGet(`${replica.url}/status.json`, {
-        ...AUTH_HEADERS,
-        ...(etag ? { 'if-none-match': etag } : {}),
-      }).catch(() => undefined);
-      const now = performance.now();
-      if (res?.status === 200) {
-        etag = String(res.headers.etag ?? '');
-        const listed = new Set(
-          (JSON.parse(res.body.toString()) as { timestamps: string[] }).timestamps,
-        );
-        for (const [ts, at] of uploadedAt) {
-          if (!mine.has(ts) && listed.has(ts)) {
-            mine.add(ts);
-            samples.get(name)!.push(now - at);
-          }
-        }
-      }
-      await sleep(POLL_MS);
-    }
-  });
+  const pollers = options.replicas.map(({ name, replica }) =>
+    pollVisibility(replica.url, uploadedAt, (timestamp, afterMs) => {
+      seen.get(name)!.add(timestamp);
+      samples.get(name)!.push(afterMs);
+    }),
+  );
 
   const uploader = createUploader(options.s3);
   try {
@@ -85,9 +58,8 @@ export async function measurePublishToVisible(options: {
       await sleep(50);
     }
   } finally {
-    stop = true;
     uploader.close();
-    await Promise.all(pollers);
+    await Promise.all(pollers.map((poller) => poller.stop()));
   }
 
   const all = [...samples.values()].flat().sort((a, b) => a - b);

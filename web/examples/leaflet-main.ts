@@ -7,6 +7,8 @@
  */
 import L from 'leaflet';
 import 'leaflet/dist/leaflet.css';
+// After the library's CSS, so the page's rules win.
+import './example-page.css';
 import type { RadarClient } from '../../src/client';
 import {
   BASEMAP_CREDITS,

@@ -17,6 +17,8 @@ import XYZ from 'ol/source/XYZ';
 import { Fill, Stroke, Style } from 'ol/style';
 import type Tile from 'ol/Tile';
 import 'ol/ol.css';
+// After the library's CSS, so the page's rules win.
+import './example-page.css';
 import type { RadarClient } from '../../src/client';
 import {
   BASEMAP_CREDITS,

@@ -27,7 +27,7 @@ export interface MrmsFrameInput {
 }
 
 /** Name of the producer, recorded in every MRMS archive's metadata. */
-export const MRMS_GENERATOR = 'radar-tiles mrms 1';
+const MRMS_GENERATOR = 'radar-tiles mrms 1';
 
 /** Header centre of MRMS archives: the middle of CONUS. */
 const CENTER = { lon: -96, lat: 38, zoom: 4 };

@@ -5,6 +5,7 @@
  * a field is a reflectivity grid at all, names its product and keeps MRMS's markers.
  */
 import {
+  gridGeometry,
   gridProblem,
   MRMS_NO_COVERAGE,
   MRMS_NO_ECHO,
@@ -77,12 +78,7 @@ export function mrmsReflectivityGrid(
   const level = named?.product === productName ? ` ${named.level}` : '';
   const { grid } = field;
   const reflectivity: ReflectivityGrid = {
-    width: grid.width,
-    height: grid.height,
-    west: grid.west,
-    north: grid.north,
-    dLon: grid.dLon,
-    dLat: grid.dLat,
+    ...gridGeometry(grid),
     values: field.values,
     noCoverage: MRMS_NO_COVERAGE,
     noEcho: MRMS_NO_ECHO,

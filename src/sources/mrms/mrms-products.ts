@@ -6,7 +6,7 @@
  */
 
 /** GRIB2 discipline of MRMS's local parameter tables. */
-export const MRMS_DISCIPLINE = 209;
+const MRMS_DISCIPLINE = 209;
 
 /** A reflectivity product of the MRMS tables: its GRIB2 codes and MRMS's own name. */
 export interface MrmsReflectivityProduct {
@@ -22,7 +22,7 @@ export interface MrmsReflectivityProduct {
  * against a real NOAA file in the tests; the other codes follow the MRMS GRIB2 tables as the
  * open-source GRIB2 readers carry them.
  */
-export const MRMS_REFLECTIVITY_PRODUCTS: readonly MrmsReflectivityProduct[] = Object.freeze(
+const MRMS_REFLECTIVITY_PRODUCTS: readonly MrmsReflectivityProduct[] = Object.freeze(
   (
     [
       [3, 57, 'ReflectivityAtLowestAltitude'],

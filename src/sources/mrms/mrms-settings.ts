@@ -9,11 +9,11 @@ import type { IntegerLimit } from '../../sim/limits';
 import { PRODUCT_LEVEL } from './mrms-file-name';
 
 /** NOAA's open-data bucket of MRMS products (anonymous reads, region us-east-1). */
-export const NOAA_MRMS_BUCKET = 'noaa-mrms-pds';
+const NOAA_MRMS_BUCKET = 'noaa-mrms-pds';
 /** The endpoint of NOAA's bucket (path-style requests). */
 export const NOAA_MRMS_ENDPOINT = 'https://s3.amazonaws.com';
 /** The product published by default: reflectivity at the lowest altitude, CONUS. */
-export const DEFAULT_PRODUCT_LEVEL = 'ReflectivityAtLowestAltitude_00.50';
+const DEFAULT_PRODUCT_LEVEL = 'ReflectivityAtLowestAltitude_00.50';
 
 export const MRMS_LIMITS = {
   /** The newest files kept published: 30 is an hour at MRMS's 2-minute cadence. */

@@ -15,7 +15,7 @@ export interface DataRepresentation extends Grib2Packing {
 /** Templates 5.0 and 5.41 both end at octet 21. */
 const TEMPLATE_LENGTH = 21;
 /** Widest packed value read: 32 bits (also the widest PNG pixel GRIB2 uses, RGBA 8-bit). */
-export const MAX_PACKED_BITS = 32;
+const MAX_PACKED_BITS = 32;
 
 /** Reads section 5; fails on an unsupported template or unusable scaling. */
 export function readDataRepresentation(section: SectionView): DataRepresentation {

@@ -6,7 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import type { Fail } from './grib2-error';
 
 /** True when `bytes` starts with the gzip magic (1f 8b). */
-export function isGzip(bytes: Uint8Array): boolean {
+function isGzip(bytes: Uint8Array): boolean {
   return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
 }
 

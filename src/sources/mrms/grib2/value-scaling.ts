@@ -7,7 +7,7 @@
  */
 
 /** x^n for integer n by repeated squaring; n < 0 squares 1/x, as wgrib2's Int_Power does. */
-export function integerPower(x: number, n: number): number {
+function integerPower(x: number, n: number): number {
   let base = x;
   let exponent = n;
   if (exponent < 0) {
