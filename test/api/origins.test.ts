@@ -4,39 +4,18 @@
  * preflights without credentials, and changes taking effect within the reload time.
  */
 import { writeKeyFile } from '../../src/adapters/fs/key-file';
-import { hashApiKey } from '../../src/domain/key-registry';
 import { type KeyRegistryData } from '../../src/domain/key-records';
 import { buildArchive } from '../fixtures/archives';
-import {
-  APPS,
-  registryData,
-  startEmbeddedApiWith,
-  type EmbeddedApi,
-} from '../harness/embedded-api';
+import { APPS, startEmbeddedApiWith, type EmbeddedApi } from '../harness/embedded-api';
+import { BROWSER_KEY, registryWithBrowserKey } from '../harness/browser-key-registry';
 import type { RawResponse } from '../harness/http-client';
 import { reportFigure, waitFor } from '../harness/wait';
 
 const TS = '202611221400';
-const BROWSER_KEY = 'rk_browser-key-0123456789';
 let api: EmbeddedApi;
 
 function registry(origins?: string[], requireOrigin?: boolean): KeyRegistryData {
-  const base = registryData();
-  return {
-    ...base,
-    keys: [
-      ...base.keys,
-      {
-        id: 'browser',
-        sha256: hashApiKey(BROWSER_KEY),
-        apps: [APPS.web],
-        limit: 50,
-        disabled: false,
-        ...(origins ? { origins } : {}),
-        ...(requireOrigin ? { requireOrigin } : {}),
-      },
-    ],
-  };
+  return registryWithBrowserKey({ limit: 50, origins, requireOrigin });
 }
 
 const creds = { Authorization: `Bearer ${BROWSER_KEY}`, 'X-App': `Bearer ${APPS.web}` };

@@ -5,38 +5,20 @@
  * per-key usage).
  */
 import { writeKeyFile } from '../../src/adapters/fs/key-file';
-import { hashApiKey } from '../../src/domain/key-registry';
 import { buildArchive } from '../fixtures/archives';
-import {
-  APPS,
-  auth,
-  KEYS,
-  registryData,
-  startEmbeddedApiWith,
-  type EmbeddedApi,
-} from '../harness/embedded-api';
+import { APPS, auth, KEYS, startEmbeddedApiWith, type EmbeddedApi } from '../harness/embedded-api';
+import { BROWSER_KEY, registryWithBrowserKey } from '../harness/browser-key-registry';
 import { waitFor } from '../harness/wait';
 
 const TS = '202611221400';
-const BROWSER_KEY = 'rk_browser-key-0123456789';
 let api: EmbeddedApi;
 
 beforeAll(async () => {
   api = await startEmbeddedApiWith(TS, buildArchive(TS, 2));
-  const base = registryData();
-  await writeKeyFile(api.keysFile, {
-    ...base,
-    keys: [
-      ...base.keys,
-      {
-        id: 'browser',
-        sha256: hashApiKey(BROWSER_KEY),
-        apps: [APPS.web],
-        disabled: false,
-        origins: ['https://maps.example.com'],
-      },
-    ],
-  });
+  await writeKeyFile(
+    api.keysFile,
+    registryWithBrowserKey({ origins: ['https://maps.example.com'] }),
+  );
   await waitFor(
     async () => (await api.inject('/status.json', { headers: auth(BROWSER_KEY) })).status === 200,
     5000,

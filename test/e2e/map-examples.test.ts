@@ -7,15 +7,12 @@
  * the service's origin.
  */
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
 import type { PNG } from 'pngjs';
-import { buildViewer } from '../../tools/build-viewer';
 import { BASEMAP_COLOURS } from '../../src/viewer/basemap';
+import { buildViewerInTempDir, DEMO_CREDENTIALS } from '../harness/viewer-page';
 import { launchChromium, type Chromium } from '../harness/browser';
 import { publishRadarFrames, startViewerApi, type ViewerApi } from '../harness/browser-api';
-import { APPS, KEYS } from '../harness/embedded-api';
 import { countPalettePixels, decodePng } from '../harness/palette-pixels';
 
 jest.setTimeout(120_000);
@@ -26,9 +23,10 @@ let browser: Chromium;
 let published: string[];
 
 beforeAll(async () => {
-  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'radar-examples-'));
-  const assetsDir = await buildViewer({ outDir: path.join(workDir, 'public') });
-  api = await startViewerApi({ assetsDir, demo: { apiKey: KEYS.good, appId: APPS.web } });
+  const built = await buildViewerInTempDir('radar-examples-');
+  workDir = built.workDir;
+  const { assetsDir } = built;
+  api = await startViewerApi({ assetsDir, demo: DEMO_CREDENTIALS });
   published = await publishRadarFrames(api, 3);
   browser = await launchChromium({ viewport: { width: 1024, height: 700 } });
 });

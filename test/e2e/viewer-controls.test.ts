@@ -6,13 +6,10 @@
  * the attribution do not overlap.
  */
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { buildViewer } from '../../tools/build-viewer';
+import { buildViewerInTempDir, DEMO_CREDENTIALS } from '../harness/viewer-page';
 import { launchChromium, type Chromium } from '../harness/browser';
 import { publishRadarFrames, startViewerApi, type ViewerApi } from '../harness/browser-api';
-import { APPS, KEYS } from '../harness/embedded-api';
 
 jest.setTimeout(120_000);
 
@@ -22,9 +19,10 @@ let browser: Chromium;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'radar-viewer-controls-'));
-  const assetsDir = await buildViewer({ outDir: path.join(workDir, 'public') });
-  api = await startViewerApi({ assetsDir, demo: { apiKey: KEYS.good, appId: APPS.web } });
+  const built = await buildViewerInTempDir('radar-viewer-controls-');
+  workDir = built.workDir;
+  const { assetsDir } = built;
+  api = await startViewerApi({ assetsDir, demo: DEMO_CREDENTIALS });
   await publishRadarFrames(api, 2, 4);
   browser = await launchChromium();
 });

@@ -4,27 +4,18 @@
  * the panel, the panel folds, and Play stays disabled while no frame is listed.
  */
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { buildViewer } from '../../tools/build-viewer';
+import {
+  buildViewerInTempDir,
+  DEMO_CREDENTIALS,
+  mapIdle,
+  type ViewerWindow,
+} from '../harness/viewer-page';
 import { launchChromium, type Chromium } from '../harness/browser';
 import { publishRadarFrames, startViewerApi, type ViewerApi } from '../harness/browser-api';
-import { APPS, KEYS } from '../harness/embedded-api';
 import { countPalettePixels, decodePng, type PixelBox } from '../harness/palette-pixels';
 
 jest.setTimeout(120_000);
-
-interface ViewerWindow {
-  radarViewer: {
-    map: {
-      loaded(): boolean;
-      isMoving(): boolean;
-      once(type: 'idle', listener: () => void): unknown;
-      project(lngLat: [number, number]): { x: number; y: number };
-    };
-  };
-}
 
 let workDir: string;
 let api: ViewerApi;
@@ -33,11 +24,11 @@ let browser: Chromium;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'radar-viewer-mobile-'));
-  const assetsDir = await buildViewer({ outDir: path.join(workDir, 'public') });
-  const demo = { apiKey: KEYS.good, appId: APPS.web };
-  api = await startViewerApi({ assetsDir, demo });
-  empty = await startViewerApi({ assetsDir, demo });
+  const built = await buildViewerInTempDir('radar-viewer-mobile-');
+  workDir = built.workDir;
+  const { assetsDir } = built;
+  api = await startViewerApi({ assetsDir, demo: DEMO_CREDENTIALS });
+  empty = await startViewerApi({ assetsDir, demo: DEMO_CREDENTIALS });
   await publishRadarFrames(api, 2);
   browser = await launchChromium();
 });
@@ -55,17 +46,6 @@ async function open(url: string, width: number, height: number): Promise<Page> {
   await page.setViewportSize({ width, height });
   await page.goto(url);
   return page;
-}
-
-function mapIdle(page: Page): Promise<void> {
-  return page.evaluate(
-    () =>
-      new Promise<void>((resolve) => {
-        const map = (window as unknown as ViewerWindow).radarViewer.map;
-        if (map.loaded() && !map.isMoving()) resolve();
-        else map.once('idle', () => resolve());
-      }),
-  );
 }
 
 async function boxOf(page: Page, selector: string): Promise<PixelBox> {

@@ -11,26 +11,17 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { readGrib2 } from '../../src/sources/mrms/grib2/read-grib2';
 import { createMrmsPool } from '../../src/sources/mrms/mrms-frame';
-import { buildViewer } from '../../tools/build-viewer';
+import {
+  buildViewerInTempDir,
+  DEMO_CREDENTIALS,
+  mapIdle,
+  type ViewerWindow,
+} from '../harness/viewer-page';
 import { launchChromium, type Chromium } from '../harness/browser';
 import { startViewerApi, type ViewerApi } from '../harness/browser-api';
-import { APPS, KEYS } from '../harness/embedded-api';
 import { countPalettePixels, decodePng } from '../harness/palette-pixels';
 import { SAMPLE_TIMESTAMP } from '../fixtures/mrms-frames';
 import { mrmsSample, REFLECTIVITY_SAMPLE } from '../fixtures/mrms-sample';
-
-/** The part of the page's `window.radarViewer` debug handle (web/main.ts) the test reads. */
-interface ViewerWindow {
-  radarViewer: {
-    map: {
-      loaded(): boolean;
-      isMoving(): boolean;
-      once(type: 'idle', listener: () => void): unknown;
-      project(lngLat: [number, number]): { x: number; y: number };
-      unproject(point: [number, number]): { lng: number; lat: number };
-    };
-  };
-}
 
 /** Texas to the Ohio Valley, where the line of storms stood at 12:00 UTC. */
 const SQUALL_BOX = { west: -104, east: -80, south: 26, north: 42 };
@@ -51,9 +42,10 @@ let page: Page;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'radar-viewer-mrms-'));
-  const assetsDir = await buildViewer({ outDir: path.join(workDir, 'public') });
-  api = await startViewerApi({ assetsDir, demo: { apiKey: KEYS.good, appId: APPS.web } });
+  const built = await buildViewerInTempDir('radar-viewer-mrms-');
+  workDir = built.workDir;
+  const { assetsDir } = built;
+  api = await startViewerApi({ assetsDir, demo: DEMO_CREDENTIALS });
   // Converted in the producer's own worker job (decode + render off the jest sandbox).
   const pool = createMrmsPool({ size: 1 });
   try {
@@ -74,23 +66,12 @@ afterAll(async () => {
   if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 });
 
-function mapIdle(): Promise<void> {
-  return page.evaluate(
-    () =>
-      new Promise<void>((resolve) => {
-        const map = (window as unknown as ViewerWindow).radarViewer.map;
-        if (map.loaded() && !map.isMoving()) resolve();
-        else map.once('idle', () => resolve());
-      }),
-  );
-}
-
 it('shows the squall line from Texas to the Ohio Valley, and nothing where no radar sees', async () => {
   await page.goto(`${api.baseUrl}/viewer/`);
   await page.waitForSelector('body[data-radar-state="ready"][data-frame-loaded="true"]', {
     timeout: 60_000,
   });
-  await mapIdle();
+  await mapIdle(page);
   expect(await page.getAttribute('#time-utc', 'data-timestamp')).toBe(SAMPLE_TIMESTAMP);
   expect(await page.textContent('#frame-count')).toBe('Frame 1 of 1');
   // Credited to NOAA's MRMS, from the archive's metadata, not to the simulator.

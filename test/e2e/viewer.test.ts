@@ -9,10 +9,14 @@
  * the README's copy.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { buildViewer } from '../../tools/build-viewer';
+import {
+  buildViewerInTempDir,
+  DEMO_CREDENTIALS,
+  mapIdle,
+  type ViewerWindow,
+} from '../harness/viewer-page';
 import { launchChromium, type Chromium } from '../harness/browser';
 import { publishRadarFrames, startViewerApi, type ViewerApi } from '../harness/browser-api';
 import { APPS, KEYS } from '../harness/embedded-api';
@@ -22,17 +26,6 @@ import { countPalettePixels, decodePng, type StepColours } from '../harness/pale
 
 const FRAMES = 8;
 
-/** The part of the page's `window.radarViewer` debug handle (web/main.ts) the test reads. */
-interface ViewerWindow {
-  radarViewer: {
-    map: {
-      loaded(): boolean;
-      isMoving(): boolean;
-      once(type: 'idle', listener: () => void): unknown;
-      project(lngLat: [number, number]): { x: number; y: number };
-    };
-  };
-}
 let workDir: string;
 let api: ViewerApi;
 let browser: Chromium;
@@ -41,9 +34,10 @@ let timestamps: string[]; // newest first
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'radar-viewer-e2e-'));
-  const assetsDir = await buildViewer({ outDir: path.join(workDir, 'public') });
-  api = await startViewerApi({ assetsDir, demo: { apiKey: KEYS.good, appId: APPS.web } });
+  const built = await buildViewerInTempDir('radar-viewer-e2e-');
+  workDir = built.workDir;
+  const { assetsDir } = built;
+  api = await startViewerApi({ assetsDir, demo: DEMO_CREDENTIALS });
   timestamps = await publishRadarFrames(api, FRAMES);
   browser = await launchChromium({ timezoneId: 'America/Chicago' });
   page = await browser.context.newPage();
@@ -55,18 +49,6 @@ afterAll(async () => {
   await api?.stop();
   if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 });
-
-/** Resolves when MapLibre has drawn everything it has loaded. */
-function mapIdle(): Promise<void> {
-  return page.evaluate(
-    () =>
-      new Promise<void>((resolve) => {
-        const map = (window as unknown as ViewerWindow).radarViewer.map;
-        if (map.loaded() && !map.isMoving()) resolve();
-        else map.once('idle', () => resolve());
-      }),
-  );
-}
 
 it('serves the page and its assets without credentials', async () => {
   const redirect = await fetch(`${api.baseUrl}/viewer`, { redirect: 'manual' });
@@ -103,7 +85,7 @@ it('shows palette-coloured radar over CONUS with the demo credentials pre-filled
   await page.waitForSelector('body[data-radar-state="ready"][data-frame-loaded="true"]', {
     timeout: 30_000,
   });
-  await mapIdle();
+  await mapIdle(page);
   expect(await page.inputValue('#api-key')).toBe(KEYS.good);
   expect(await page.getAttribute('#time-utc', 'data-timestamp')).toBe(timestamps[0]);
   expect(await page.textContent('#frame-count')).toBe(`Frame ${FRAMES} of ${FRAMES}`);
@@ -185,7 +167,7 @@ it('switches colour scheme: picker and legend from /legend.json, the map in its 
       .evaluateAll((els) => els.map((el) => getComputedStyle(el).backgroundColor));
     expect(swatches).toEqual(stepsOf('cividis').map(([r, g, b]) => `rgb(${r}, ${g}, ${b})`));
     await page.waitForSelector('body[data-frame-loaded="true"]', { timeout: 30_000 });
-    await mapIdle();
+    await mapIdle(page);
     const cividis = await mapPixels(stepsOf('cividis'));
     const nwsLeft = await mapPixels(stepsOf('nws'));
     expect(cividis.inBoxes).toBeGreaterThan(5_000);
@@ -197,7 +179,7 @@ it('switches colour scheme: picker and legend from /legend.json, the map in its 
     await page.selectOption('#scheme', 'nws');
     await page.waitForSelector('#legend[data-scheme="nws"]');
     await page.waitForSelector('body[data-frame-loaded="true"]', { timeout: 30_000 });
-    await mapIdle();
+    await mapIdle(page);
     const nws = await mapPixels(stepsOf('nws'));
     expect(nws.inBoxes).toBeGreaterThan(5_000);
     expect((await mapPixels(stepsOf('cividis'))).total).toBeLessThan(nws.inBoxes / 100);

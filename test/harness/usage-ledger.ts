@@ -11,7 +11,7 @@
  *   and its Content-Length.
  */
 import http from 'node:http';
-import type { KeyUsage } from '../../src/domain/usage-report';
+import type { KeyUsage, UsageReport } from '../../src/domain/usage-report';
 import { request, type RawResponse } from './http-client';
 
 interface KeyLedger {
@@ -155,6 +155,29 @@ export function usageMismatches(
   const high = want.bytes + want.abandonedPlanned;
   if (got.bytes < low || got.bytes > high)
     problems.push(`${key}: bytes ${got.bytes} outside [${low}, ${high}]`);
+  return problems;
+}
+
+/**
+ * Every difference between a whole report and the ledger: each key sent checked by
+ * `usageMismatches`, and each key counted but never sent, except the `unledgered` ones (keys
+ * the harness itself uses outside the ledger). Empty when they agree.
+ */
+export function reportMismatches(
+  ledger: UsageLedger,
+  report: UsageReport,
+  unledgered: ReadonlySet<string>,
+): string[] {
+  const problems = [...ledger.keys.keys()].flatMap((key) =>
+    usageMismatches(
+      key,
+      ledger,
+      report.keys.find((k) => k.key === key),
+    ),
+  );
+  for (const k of report.keys)
+    if (!ledger.keys.has(k.key) && !unledgered.has(k.key))
+      problems.push(`${k.key}: counted ${k.requests}, never sent`);
   return problems;
 }
 

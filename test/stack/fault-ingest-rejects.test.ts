@@ -9,7 +9,6 @@ import { buildArchive } from '../fixtures/archives';
 import {
   delay,
   FAULT_REPLICA_ENV,
-  faultAuth,
   indexedTimestamps,
   replicaStatus,
   reportFault,
@@ -18,12 +17,8 @@ import {
   startFaultStack,
   type FaultStack,
 } from '../harness/fault-stack';
-import {
-  isServed,
-  startMapClientLoad,
-  summarizeLoad,
-  type StatusBody,
-} from '../harness/map-client-load';
+import { loadRunning, startFaultLoad } from '../harness/fault-load';
+import { isServed, summarizeLoad, type StatusBody } from '../harness/map-client-load';
 import { waitFor } from '../harness/wait';
 import { recentTimestamps } from '../harness/timestamps';
 
@@ -77,14 +72,8 @@ it('truncated, corrupt and wrongly named uploads are never listed and are counte
   const before = await rejected();
 
   const statusBodies: StatusBody[] = [];
-  const load = startMapClientLoad({
-    baseUrl: fault.nginx.url,
-    headers: faultAuth(),
-    clients: 4,
-    durationMs: 40_000,
-    onStatus: (body) => statusBodies.push(body),
-  });
-  await waitFor(() => load.outcomes.length >= 20, 10_000, 'load running', 20);
+  const load = startFaultLoad(fault, 40_000, (body) => statusBodies.push(body));
+  await loadRunning(load);
   const uploadedAt = Date.now();
   for (const b of bad) await fault.stack.s3.put(b.name, b.bytes);
   await fault.stack.s3.put(`${validTs}.pmtiles`, buildArchive(validTs));

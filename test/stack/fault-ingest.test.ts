@@ -12,7 +12,6 @@ import Redis from 'ioredis';
 import { CATALOG_EVENTS_CHANNEL, INGEST_LEADER_KEY } from '../../src/adapters/redis/keys';
 import {
   delay,
-  faultAuth,
   indexedTimestamps,
   metric,
   replicaStatus,
@@ -23,12 +22,8 @@ import {
   type FaultStack,
   type SpawnedIngest,
 } from '../harness/fault-stack';
-import {
-  isServed,
-  startMapClientLoad,
-  summarizeLoad,
-  type StatusBody,
-} from '../harness/map-client-load';
+import { startFaultLoad } from '../harness/fault-load';
+import { isServed, summarizeLoad, type StatusBody } from '../harness/map-client-load';
 import { waitFor } from '../harness/wait';
 import { recentTimestamps } from '../harness/timestamps';
 
@@ -79,13 +74,7 @@ async function publishedCount(): Promise<number> {
 
 it('a worker killed mid-publish and restarted, and two workers racing: every archive published exactly once', async () => {
   const statusBodies: StatusBody[] = [];
-  const load = startMapClientLoad({
-    baseUrl: fault.nginx.url,
-    headers: faultAuth(),
-    clients: 4,
-    durationMs: 80_000,
-    onStatus: (body) => statusBodies.push(body),
-  });
+  const load = startFaultLoad(fault, 80_000, (body) => statusBodies.push(body));
   const [a, b] = await Promise.all([spawnIngest(fault.stack), spawnIngest(fault.stack)]);
   workers.push(a, b);
   let leader = await waitFor(

@@ -28,10 +28,10 @@ import {
   type FaultStack,
   type SpawnedIngest,
 } from '../harness/fault-stack';
+import { loadRunning, startFaultLoad } from '../harness/fault-load';
 import { edgeRequest } from '../harness/edge-stack';
 import {
   isServed,
-  startMapClientLoad,
   summarizeLoad,
   type MapClientLoad,
   type StatusBody,
@@ -55,13 +55,7 @@ afterAll(async () => {
 
 const statusBodies: StatusBody[] = [];
 function load(durationMs: number): MapClientLoad {
-  return startMapClientLoad({
-    baseUrl: fault.nginx.url,
-    headers: faultAuth(),
-    clients: 4,
-    durationMs,
-    onStatus: (body) => statusBodies.push(body),
-  });
+  return startFaultLoad(fault, durationMs, (body) => statusBodies.push(body));
 }
 const ingestMetric = async (name: string, labels: Record<string, string> = {}) =>
   sample(await scrape(ingestAdminPort), name, labels) ?? 0;
@@ -91,7 +85,7 @@ it('unreadable object: counted and retried, never blocks publishing or retention
   const before = await failures();
 
   const run = load(30_000);
-  await waitFor(() => run.outcomes.length >= 20, 10_000, 'load running', 20);
+  await loadRunning(run);
   await fault.stack.client.hset(archiveKey(expired), ...VALID_HASH);
   await fault.stack.client.zadd(TIMESTAMPS_KEY, parseTimestamp(expired)! / 1000, expired);
   const startedAt = Date.now();
@@ -146,7 +140,7 @@ it('junk in the catalog: refused and counted by replicas, repaired by the next i
     })
   ).headers.etag;
   const run = load(40_000);
-  await waitFor(() => run.outcomes.length >= 20, 10_000, 'load running', 20);
+  await loadRunning(run);
 
   await fault.stack.ingest.shutdown(); // so the replicas' side is observable before any repair
   const injectedAt = Date.now();
@@ -244,7 +238,7 @@ it('object replaced under a published timestamp: republished with the new ETag, 
     );
   const [before] = await head();
   const run = load(40_000);
-  await waitFor(() => run.outcomes.length >= 20, 10_000, 'load running', 20);
+  await loadRunning(run);
 
   const replacement = buildArchive(ts, 2);
   const probeStatuses: Record<string, number> = {};

@@ -26,8 +26,8 @@ import {
   type FaultStack,
   type SpawnedIngest,
 } from '../harness/fault-stack';
-import { startMapClientLoad, summarizeLoad } from '../harness/map-client-load';
-import { waitFor } from '../harness/wait';
+import { loadRunning, startFaultLoad } from '../harness/fault-load';
+import { summarizeLoad } from '../harness/map-client-load';
 
 jest.setTimeout(150_000);
 
@@ -96,13 +96,8 @@ it('an object replaced under a published timestamp never opens the breaker or se
   // block can be in a replica's cache, so every probe below reaches the store.
   const replacedAt = Date.now();
   await fault.stack.s3.put(key, replacement);
-  const load = startMapClientLoad({
-    baseUrl: fault.nginx.url,
-    headers: faultAuth(),
-    clients: 4,
-    durationMs: MISMATCH_MS + REPUBLISH_BOUND_MS + 30_000,
-  });
-  await waitFor(() => load.outcomes.length >= 20, 10_000, 'load running', 20);
+  const load = startFaultLoad(fault, MISMATCH_MS + REPUBLISH_BOUND_MS + 30_000);
+  await loadRunning(load);
 
   const probes: Probe[] = [];
   let phase: Probe['phase'] = 'mismatch';

@@ -27,12 +27,8 @@ import {
   startFaultStack,
   type FaultStack,
 } from '../harness/fault-stack';
-import {
-  isServed,
-  startMapClientLoad,
-  summarizeLoad,
-  type LoadOutcome,
-} from '../harness/map-client-load';
+import { loadRunning, startFaultLoad } from '../harness/fault-load';
+import { isServed, summarizeLoad, type LoadOutcome } from '../harness/map-client-load';
 import { waitFor } from '../harness/wait';
 
 jest.setTimeout(120_000);
@@ -74,13 +70,8 @@ async function tileStatus(replica: SpawnedReplica): Promise<number> {
 
 async function outage(mode: Exclude<FaultMode, 'pass'>): Promise<void> {
   const proxy = fault.proxy!;
-  const load = startMapClientLoad({
-    baseUrl: fault.nginx.url,
-    headers: faultAuth(),
-    clients: 4,
-    durationMs: 90_000,
-  });
-  await waitFor(() => load.outcomes.length >= 20, 10_000, 'load running', 20);
+  const load = startFaultLoad(fault, 90_000);
+  await loadRunning(load);
   // Precondition: both replicas healthy (a probe slowed by this busy machine can delay it).
   await waitFor(
     async () => (await healthyFlags()).every((h) => h === true),

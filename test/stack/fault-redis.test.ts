@@ -23,13 +23,8 @@ import {
   startFaultStack,
   type FaultStack,
 } from '../harness/fault-stack';
-import {
-  isServed,
-  startMapClientLoad,
-  summarizeLoad,
-  type LoadOutcome,
-  type MapClientLoad,
-} from '../harness/map-client-load';
+import { loadRunning, startFaultLoad } from '../harness/fault-load';
+import { isServed, summarizeLoad, type LoadOutcome } from '../harness/map-client-load';
 import { waitFor } from '../harness/wait';
 
 jest.setTimeout(90_000);
@@ -53,21 +48,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await fault?.stop();
 });
-
-function startLoad(durationMs: number): MapClientLoad {
-  return startMapClientLoad({
-    baseUrl: fault.nginx.url,
-    headers: faultAuth(),
-    clients: 4,
-    durationMs,
-  });
-}
-
-/** Waits until the load has produced `count` more outcomes (the fault starts under load). */
-async function loadRunning(load: MapClientLoad, count = 20): Promise<void> {
-  const from = load.outcomes.length;
-  await waitFor(() => load.outcomes.length >= from + count, 10_000, 'load running', 20);
-}
 
 /** `radar_rate_limiter_degraded` of every replica. */
 function degraded(): Promise<number[]> {
@@ -121,7 +101,7 @@ function fiveHundreds(outcomes: readonly LoadOutcome[]): LoadOutcome[] {
 
 it('Redis frozen (SIGSTOP): no request waits longer than the Redis timeout plus a margin', async () => {
   const before = pids();
-  const load = startLoad(30_000);
+  const load = startFaultLoad(fault, 30_000);
   await loadRunning(load);
   const pausedAt = Date.now();
   await fault.stack.redis.pause();
@@ -168,7 +148,7 @@ it('Redis flushed (FLUSHALL): the catalog is rebuilt from the bucket and served 
   const all = [...fault.frames].sort().reverse();
   await ingestLeader();
   expect(await indexedTimestamps(fault.stack)).toEqual(all);
-  const load = startLoad(30_000);
+  const load = startFaultLoad(fault, 30_000);
   await loadRunning(load);
   const flushedAt = Date.now();
   await fault.stack.client.flushall();
@@ -219,7 +199,7 @@ it('Redis killed for 10 s and restarted: no 5xx, insurance limits meanwhile, sha
   const before = pids();
   const all = [...fault.frames].sort().reverse();
   const [a, b] = fault.replicas as [SpawnedReplica, SpawnedReplica];
-  const load = startLoad(60_000);
+  const load = startFaultLoad(fault, 60_000);
   await loadRunning(load);
 
   const killedAt = Date.now();

@@ -19,7 +19,8 @@ import {
   startFaultStack,
   type FaultStack,
 } from '../harness/fault-stack';
-import { isServed, startMapClientLoad, summarizeLoad } from '../harness/map-client-load';
+import { loadRunning, startFaultLoad } from '../harness/fault-load';
+import { isServed, summarizeLoad } from '../harness/map-client-load';
 import { settleWithin, waitFor } from '../harness/wait';
 import { recentTimestamps } from '../harness/timestamps';
 
@@ -146,13 +147,8 @@ function slowDownload(
 
 it('SIGTERM to one replica under load: no failed request, readiness first, in-flight download completes, exit 0', async () => {
   const victim = fault.replicas[1]!;
-  const load = startMapClientLoad({
-    baseUrl: fault.nginx.url,
-    headers: faultAuth(),
-    clients: 4,
-    durationMs: 30_000,
-  });
-  await waitFor(() => load.outcomes.length >= 30, 10_000, 'load running', 20);
+  const load = startFaultLoad(fault, 30_000);
+  await loadRunning(load, 30);
 
   let releaseDownload!: () => void;
   const download = slowDownload(victim, new Promise<void>((r) => (releaseDownload = r)));

@@ -37,7 +37,8 @@ import {
   startFaultStack,
   type FaultStack,
 } from '../harness/fault-stack';
-import { isServed, startMapClientLoad, summarizeLoad } from '../harness/map-client-load';
+import { loadRunning, startFaultLoad } from '../harness/fault-load';
+import { isServed, summarizeLoad } from '../harness/map-client-load';
 import { STACK_APP } from '../harness/production-stack';
 import { recentTimestamps } from '../harness/timestamps';
 import { waitFor } from '../harness/wait';
@@ -213,13 +214,8 @@ it('slow readers hold at most their shares of store sockets; the breaker stays c
   const breakerSeen: number[] = [];
   const loopDelay = monitorEventLoopDelay({ resolution: 20 }); // this process hosts s3rver
   loopDelay.enable();
-  const load = startMapClientLoad({
-    baseUrl: fault.nginx.url,
-    headers: faultAuth(),
-    clients: 4,
-    durationMs: 60_000,
-  });
-  await waitFor(() => load.outcomes.length >= 20, 10_000, 'load running', 20);
+  const load = startFaultLoad(fault, 60_000);
+  await loadRunning(load);
 
   // The other client: uncached 1 MB ranges of the other archive, one after another.
   const probes: Array<{ status: number; retryAfter?: string }> = [];

@@ -20,7 +20,7 @@ import { stackAuth } from '../harness/production-stack';
 import {
   sendUsageMix,
   UsageLedger,
-  usageMismatches,
+  reportMismatches,
   type UsageMixPlan,
 } from '../harness/usage-ledger';
 import { waitFor } from '../harness/wait';
@@ -60,20 +60,6 @@ async function adminReport(): Promise<UsageReport> {
   return res.json<UsageReport>();
 }
 
-function mismatches(ledger: UsageLedger, report: UsageReport): string[] {
-  const problems = [...ledger.keys.keys()].flatMap((key) =>
-    usageMismatches(
-      key,
-      ledger,
-      report.keys.find((k) => k.key === key),
-    ),
-  );
-  for (const k of report.keys)
-    if (!ledger.keys.has(k.key) && !HARNESS_KEYS.has(k.key))
-      problems.push(`${k.key}: counted ${k.requests}, never sent`);
-  return problems;
-}
-
 /** Waits until the report's requests of the ledger's keys reach the ledger's, then compares. */
 async function expectSettled(ledger: UsageLedger, within: number): Promise<number> {
   const total = [...ledger.keys.keys()].reduce((sum, key) => sum + ledger.requests(key), 0);
@@ -90,10 +76,10 @@ async function expectSettled(ledger: UsageLedger, within: number): Promise<numbe
     250,
   ).catch((err: Error) => {
     throw new Error(
-      `${err.message}; last report: ${last ? mismatches(ledger, last).join('; ') : 'none'}`,
+      `${err.message}; last report: ${last ? reportMismatches(ledger, last, HARNESS_KEYS).join('; ') : 'none'}`,
     );
   });
-  expect(mismatches(ledger, last!)).toEqual([]);
+  expect(reportMismatches(ledger, last!, HARNESS_KEYS)).toEqual([]);
   return waited;
 }
 

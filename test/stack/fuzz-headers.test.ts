@@ -16,8 +16,9 @@ import http from 'node:http';
 import fc from 'fast-check';
 import { APPS, auth, KEYS } from '../harness/embedded-api';
 import { bearerToken, expectedAuth } from '../harness/fuzz/auth-model';
-import { checkProperty, printSummary } from '../harness/fuzz/fuzz-run';
-import { SMALL_TS, startHostileApi, type HostileApi } from '../harness/fuzz/hostile-api';
+import { useHostileApi } from '../harness/fuzz/hostile-api-fixture';
+import { checkProperty } from '../harness/fuzz/fuzz-run';
+import { SMALL_TS } from '../harness/fuzz/hostile-api';
 import { checkOutcome, InvariantViolation } from '../harness/fuzz/invariants';
 import { rangeOracle } from '../harness/fuzz/range-oracle';
 import {
@@ -31,14 +32,7 @@ import {
 
 jest.setTimeout(120_000);
 
-let api: HostileApi;
-beforeAll(async () => {
-  api = await startHostileApi();
-});
-afterAll(async () => {
-  printSummary('headers.test.ts');
-  await api?.stop();
-});
+const api = useHostileApi('headers.test.ts');
 
 const credentials = Object.entries(auth()) as Array<[string, string]>;
 const tile = `/tiles/${SMALL_TS}.pmtiles`;
@@ -86,9 +80,9 @@ it('every method on every kind of path: 405 before auth on the API, 204 for OPTI
         : [...headers, ['Content-Length', String(Buffer.byteLength(body, 'latin1'))]],
     );
     if (body !== undefined) bytes = Buffer.concat([bytes, Buffer.from(body, 'latin1')]);
-    api.resetSpies();
-    const outcome = await rawExchange(api.port, bytes, { method, timeoutMs: 5000 });
-    const res = checkOutcome(api, bytes, outcome, { method });
+    api().resetSpies();
+    const outcome = await rawExchange(api().port, bytes, { method, timeoutMs: 5000 });
+    const res = checkOutcome(api(), bytes, outcome, { method });
     if (!res) return;
     if (method === 'CONNECT') {
       // No tunnels on any target: 405 with Allow (or 400 when the parser refuses the target).
@@ -109,7 +103,10 @@ it('every method on every kind of path: 405 before auth on the API, 204 for OPTI
     } else if (res.status !== 405 || res.header('allow') !== 'GET, HEAD, OPTIONS') {
       violation(`${method} on an API route is 405 with Allow, before auth`, res, bytes);
     }
-    if (!['GET', 'HEAD'].includes(method) && (api.limiterCalls.length > 0 || api.authCalls > 0)) {
+    if (
+      !['GET', 'HEAD'].includes(method) &&
+      (api().limiterCalls.length > 0 || api().authCalls > 0)
+    ) {
       violation(`${method} reached authentication or the rate limiter`, res, bytes);
     }
   });
@@ -171,16 +168,16 @@ it('many, large and semantic headers: invariants hold and credentials decide', a
       if (pad !== undefined) headers.push(['X-Pad', 'p'.repeat(pad)]);
       const bytes = buildRequest(method, path, headers);
       if (bytes.length > 16 * 1024 - 64) return; // over the head limit: parser.test.ts
-      api.resetSpies();
+      api().resetSpies();
       const res = checkOutcome(
-        api,
+        api(),
         bytes,
-        await rawExchange(api.port, bytes, { method, timeoutMs: 5000 }),
+        await rawExchange(api().port, bytes, { method, timeoutMs: 5000 }),
         { method },
       )!;
       if (creds === 'none') {
         if (res.status !== 401) violation('no credentials is 401', res, bytes);
-        if (api.storeCalls.length + api.limiterCalls.length > 0)
+        if (api().storeCalls.length + api().limiterCalls.length > 0)
           violation('an unauthenticated request did work', res, bytes);
         return;
       }
@@ -266,18 +263,18 @@ it('duplicate Authorization, X-App, Range and Host lines', async () => {
         'Connection: close',
       ];
       const bytes = Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1');
-      api.resetSpies();
+      api().resetSpies();
       const res = checkOutcome(
-        api,
+        api(),
         bytes,
-        await rawExchange(api.port, bytes, { timeoutMs: 5000 }),
+        await rawExchange(api().port, bytes, { timeoutMs: 5000 }),
         { method: 'GET' },
       )!;
 
       if (hosts.length > 1) {
         // The protocol step refuses it before credentials: no auth, no point, no store read.
         if (res.status !== 400) violation('two Host lines must give 400', res, bytes);
-        if (hasRateHeaders(res) || api.storeCalls.length + api.limiterCalls.length > 0)
+        if (hasRateHeaders(res) || api().storeCalls.length + api().limiterCalls.length > 0)
           violation('a 400 for two Host lines carried rate-limit headers or did work', res, bytes);
         return;
       }
@@ -294,14 +291,14 @@ it('duplicate Authorization, X-App, Range and Host lines', async () => {
       }
       if (
         got !== 'allowed' &&
-        (hasRateHeaders(res) || api.storeCalls.length + api.limiterCalls.length > 0)
+        (hasRateHeaders(res) || api().storeCalls.length + api().limiterCalls.length > 0)
       ) {
         violation('a refused request carried rate-limit headers or did work', res, bytes);
       }
       if (got === 'allowed' && path === tile) {
         const verdict = rangeOracle(
           ranges.length === 0 ? undefined : ranges.join(', '),
-          api.archives.get(SMALL_TS)!.length,
+          api().archives.get(SMALL_TS)!.length,
         );
         const ok =
           (res.status === 200 && verdict.whole) ||
@@ -409,10 +406,15 @@ it('Bearer values with odd spacing, case, tabs and Unicode: exactly the RFC 6750
     if (key !== undefined) headers.push(['Authorization', toWire(key)]);
     if (app !== undefined) headers.push(['X-App', toWire(app)]);
     const bytes = buildRequest('GET', path, headers);
-    api.resetSpies();
-    const res = checkOutcome(api, bytes, await rawExchange(api.port, bytes, { timeoutMs: 5000 }), {
-      method: 'GET',
-    })!;
+    api().resetSpies();
+    const res = checkOutcome(
+      api(),
+      bytes,
+      await rawExchange(api().port, bytes, { timeoutMs: 5000 }),
+      {
+        method: 'GET',
+      },
+    )!;
     const seenKey = key === undefined ? undefined : serverView(toWire(key));
     const seenApp = app === undefined ? undefined : serverView(toWire(app));
     const expected = expectedAuth(seenKey, seenApp);
@@ -430,7 +432,7 @@ it('Bearer values with odd spacing, case, tabs and Unicode: exactly the RFC 6750
       violation('401 without WWW-Authenticate: Bearer', res, bytes);
     if (
       got !== 'allowed' &&
-      (hasRateHeaders(res) || api.storeCalls.length + api.limiterCalls.length > 0)
+      (hasRateHeaders(res) || api().storeCalls.length + api().limiterCalls.length > 0)
     ) {
       violation('a refused request carried rate-limit headers or did work', res, bytes);
     }

@@ -10,21 +10,15 @@
  */
 import fc from 'fast-check';
 import { auth } from '../harness/embedded-api';
-import { checkProperty, printSummary } from '../harness/fuzz/fuzz-run';
-import { SMALL_TS, startHostileApi, type HostileApi } from '../harness/fuzz/hostile-api';
+import { useHostileApi } from '../harness/fuzz/hostile-api-fixture';
+import { checkProperty } from '../harness/fuzz/fuzz-run';
+import { SMALL_TS } from '../harness/fuzz/hostile-api';
 import { checkOutcome, InvariantViolation } from '../harness/fuzz/invariants';
 import { buildRequest, rawExchange } from '../harness/raw-socket';
 
 jest.setTimeout(120_000);
 
-let api: HostileApi;
-beforeAll(async () => {
-  api = await startHostileApi();
-});
-afterAll(async () => {
-  printSummary('parser.test.ts');
-  await api?.stop();
-});
+const api = useHostileApi('parser.test.ts');
 
 const credentials = Object.entries(auth()) as Array<[string, string]>;
 const tile = `/tiles/${SMALL_TS}.pmtiles`;
@@ -104,7 +98,7 @@ const KINDS: ReadonlyArray<readonly [string, Buffer]> = [
 
 async function expectStillServing(): Promise<void> {
   const bytes = buildRequest('GET', '/status.json', credentials);
-  const outcome = await rawExchange(api.port, bytes);
+  const outcome = await rawExchange(api().port, bytes);
   if (outcome.kind !== 'response' || outcome.response.status !== 200) {
     throw new InvariantViolation('the replica stopped serving after a refused request');
   }
@@ -113,17 +107,17 @@ async function expectStillServing(): Promise<void> {
 it.each(KINDS)(
   '%s: answered with the error record and nosniff, then the replica keeps serving',
   async (name, bytes) => {
-    api.resetSpies();
+    api().resetSpies();
     const res = checkOutcome(
-      api,
+      api(),
       bytes,
-      await rawExchange(api.port, bytes, { method: 'GET', timeoutMs: 5000 }),
+      await rawExchange(api().port, bytes, { method: 'GET', timeoutMs: 5000 }),
       { method: 'GET' },
     );
     // RFC 9110 §10.1.1: an unmet expectation MAY be answered 417 or simply ignored.
     if (!name.startsWith('an Expect')) {
       expect(res!.status).toBeGreaterThanOrEqual(400);
-      expect(api.storeCalls).toEqual([]);
+      expect(api().storeCalls).toEqual([]);
     }
     await expectStillServing();
   },
@@ -256,8 +250,8 @@ it('generated refused requests: error record, nosniff, no 5xx, no hang, no store
     ),
   );
   await checkProperty('refused requests', 250, caseArb, async ({ method, bytes }) => {
-    api.resetSpies();
-    checkOutcome(api, bytes, await rawExchange(api.port, bytes, { method, timeoutMs: 5000 }), {
+    api().resetSpies();
+    checkOutcome(api(), bytes, await rawExchange(api().port, bytes, { method, timeoutMs: 5000 }), {
       method,
     });
   });

@@ -13,29 +13,15 @@
  */
 import fc from 'fast-check';
 import { auth } from '../harness/embedded-api';
-import { checkProperty, printSummary } from '../harness/fuzz/fuzz-run';
-import {
-  ABSENT_TS,
-  CORRUPT_TS,
-  FUTURE_TS,
-  LARGE_TS,
-  SMALL_TS,
-  startHostileApi,
-  type HostileApi,
-} from '../harness/fuzz/hostile-api';
+import { useHostileApi } from '../harness/fuzz/hostile-api-fixture';
+import { checkProperty } from '../harness/fuzz/fuzz-run';
+import { ABSENT_TS, CORRUPT_TS, FUTURE_TS, LARGE_TS, SMALL_TS } from '../harness/fuzz/hostile-api';
 import { checkOutcome, InvariantViolation } from '../harness/fuzz/invariants';
 import { buildRequest, rawExchange, type RawHttpResponse } from '../harness/raw-socket';
 
 jest.setTimeout(120_000);
 
-let api: HostileApi;
-beforeAll(async () => {
-  api = await startHostileApi();
-});
-afterAll(async () => {
-  printSummary('paths.test.ts');
-  await api?.stop();
-});
+const api = useHostileApi('paths.test.ts');
 
 const credentials = Object.entries(auth()) as Array<[string, string]>;
 
@@ -283,8 +269,8 @@ function checkRouteOutcome(
   if (res.status !== 200) return;
   const type = res.header('content-type') ?? '';
   if (type.startsWith('application/vnd.pmtiles')) {
-    const served = [...api.archives].find(
-      ([, bytes]) => bytes === api.byEtag.get(res.header('etag') ?? ''),
+    const served = [...api().archives].find(
+      ([, bytes]) => bytes === api().byEtag.get(res.header('etag') ?? ''),
     )?.[0];
     const pathPart = targetText.split(/[?#]/)[0]!;
     if (!served || !safeDecode(pathPart).includes(served))
@@ -296,7 +282,7 @@ function checkRouteOutcome(
         // TileJSON of an archive: only for a target whose decoded form names its timestamp.
         const named = /\/tiles\/([0-9]{12})\//.exec(String((doc.tiles as string[])[0]))?.[1];
         const pathPart = targetText.split(/[?#]/)[0]!;
-        if (!named || !api.archives.has(named) || !safeDecode(pathPart).includes(named))
+        if (!named || !api().archives.has(named) || !safeDecode(pathPart).includes(named))
           problem(`TileJSON of ${named} served for a target that does not name it`);
       } else if (Object.keys(doc).sort().join() !== 'healthy,latest,timestamps')
         problem('200 JSON that is not the status document');
@@ -333,15 +319,15 @@ it('every request target: invariants hold; only a target naming a published time
     caseArb,
     async ({ target: t, method, withCredentials }) => {
       const bytes = buildRequest(method, t, withCredentials ? credentials : []);
-      api.resetSpies();
+      api().resetSpies();
       const res = checkOutcome(
-        api,
+        api(),
         bytes,
-        await rawExchange(api.port, bytes, { method, timeoutMs: 5000 }),
+        await rawExchange(api().port, bytes, { method, timeoutMs: 5000 }),
         { method },
       )!;
       checkRouteOutcome(res, bytes, t, withCredentials);
-      if (!withCredentials && (api.storeCalls.length > 0 || api.limiterCalls.length > 0)) {
+      if (!withCredentials && (api().storeCalls.length > 0 || api().limiterCalls.length > 0)) {
         throw new InvariantViolation(
           `a request without credentials reached the store or the limiter: ${t}`,
         );

@@ -7,21 +7,15 @@
  */
 import fc from 'fast-check';
 import { auth } from '../harness/embedded-api';
-import { checkProperty, printSummary, tally } from '../harness/fuzz/fuzz-run';
-import { SMALL_TS, startHostileApi, type HostileApi } from '../harness/fuzz/hostile-api';
+import { useHostileApi } from '../harness/fuzz/hostile-api-fixture';
+import { checkProperty, tally } from '../harness/fuzz/fuzz-run';
+import { SMALL_TS } from '../harness/fuzz/hostile-api';
 import { checkResponse, InvariantViolation } from '../harness/fuzz/invariants';
 import { rawPipeline } from '../harness/raw-socket';
 
 jest.setTimeout(120_000);
 
-let api: HostileApi;
-beforeAll(async () => {
-  api = await startHostileApi();
-});
-afterAll(async () => {
-  printSummary('pipelining.test.ts');
-  await api?.stop();
-});
+const api = useHostileApi('pipelining.test.ts');
 
 const creds = Object.entries(auth())
   .map(([n, v]) => `${n}: ${v}\r\n`)
@@ -95,7 +89,7 @@ function stepArb(size: number): fc.Arbitrary<Step> {
 }
 
 it('pipelined and split requests: one response per request, in order, nothing smuggled', async () => {
-  const size = api.archives.get(SMALL_TS)!.length;
+  const size = api().archives.get(SMALL_TS)!.length;
   const caseArb = fc.record({
     steps: fc.array(stepArb(size), { minLength: 1, maxLength: 6 }),
     cuts: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 4 }),
@@ -111,9 +105,9 @@ it('pipelined and split requests: one response per request, in order, nothing sm
       if (p > at) chunks.push(all.subarray(at, p));
       at = p;
     }
-    api.resetSpies();
+    api().resetSpies();
     const result = await rawPipeline(
-      api.port,
+      api().port,
       chunks,
       steps.map((s) => s.method),
       { timeoutMs: 8000, pauseMs: 1 },
@@ -134,18 +128,21 @@ it('pipelined and split requests: one response per request, in order, nothing sm
       );
     }
     steps.forEach((s, i) =>
-      checkResponse(api, s.text, result.responses[i]!, { method: s.method, skipStoreCalls: true }),
+      checkResponse(api(), s.text, result.responses[i]!, {
+        method: s.method,
+        skipStoreCalls: true,
+      }),
     );
     const reads = steps.filter(
       (s, i) =>
         s.method === 'GET' && [200, 206].includes(result.responses[i]!.status) && s.target === tile,
     );
-    if (api.storeCalls.length !== reads.length) {
+    if (api().storeCalls.length !== reads.length) {
       throw new InvariantViolation(
-        `${api.storeCalls.length} store reads for ${reads.length} archive responses\n  ${shown}`,
+        `${api().storeCalls.length} store reads for ${reads.length} archive responses\n  ${shown}`,
       );
     }
-    for (const call of api.storeCalls) {
+    for (const call of api().storeCalls) {
       if (call.timestamp !== SMALL_TS)
         throw new InvariantViolation(`store read of ${call.timestamp}`);
     }

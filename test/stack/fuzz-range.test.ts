@@ -7,8 +7,9 @@
  */
 import fc from 'fast-check';
 import { auth } from '../harness/embedded-api';
-import { checkProperty, printSummary } from '../harness/fuzz/fuzz-run';
-import { LARGE_TS, SMALL_TS, startHostileApi, type HostileApi } from '../harness/fuzz/hostile-api';
+import { useHostileApi } from '../harness/fuzz/hostile-api-fixture';
+import { checkProperty } from '../harness/fuzz/fuzz-run';
+import { LARGE_TS, SMALL_TS } from '../harness/fuzz/hostile-api';
 import { checkOutcome, InvariantViolation } from '../harness/fuzz/invariants';
 import { rangeOracle } from '../harness/fuzz/range-oracle';
 import {
@@ -22,19 +23,14 @@ import {
 
 jest.setTimeout(120_000);
 
-let api: HostileApi;
+const api = useHostileApi('range.test.ts');
 const validators = new Map<string, { etag: string; lastModified: string }>();
 
-beforeAll(async () => {
-  api = await startHostileApi();
+beforeAll(() => {
   for (const ts of [SMALL_TS, LARGE_TS]) {
-    const meta = api.running.ports.catalog.current().get(ts)!;
+    const meta = api().running.ports.catalog.current().get(ts)!;
     validators.set(ts, { etag: meta.etag, lastModified: meta.lastModified.toUTCString() });
   }
-});
-afterAll(async () => {
-  printSummary('range.test.ts');
-  await api?.stop();
 });
 
 const credentials = Object.entries(auth()) as Array<[string, string]>;
@@ -225,7 +221,7 @@ function checkAgainstOracle(
 }
 
 it('every Range header: invariants hold and the answer is one RFC 9110 allows', async () => {
-  const sizes = new Map([...api.archives].map(([ts, a]) => [ts, a.length]));
+  const sizes = new Map([...api().archives].map(([ts, a]) => [ts, a.length]));
   const caseArb = fc.constantFrom(SMALL_TS, LARGE_TS).chain((ts) =>
     fc.record({
       ts: fc.constant(ts),
@@ -241,7 +237,7 @@ it('every Range header: invariants hold and the answer is one RFC 9110 allows', 
       ),
     }),
   );
-  const small = api.archives.get(SMALL_TS)!.length;
+  const small = api().archives.get(SMALL_TS)!.length;
   const named = [
     'bytes=0-9007199254740993',
     'bytes=9007199254740993-',
@@ -283,14 +279,14 @@ it('every Range header: invariants hold and the answer is one RFC 9110 allows', 
       const headers: Array<[string, string | Buffer]> = [...credentials, ['Range', wire]];
       if (ifRangeText !== undefined) headers.push(['If-Range', ifRangeText]);
       const bytes = buildRequest(method, `/tiles/${ts}.pmtiles`, headers);
-      api.resetSpies();
-      const outcome = await rawExchange(api.port, bytes, { method, timeoutMs: 5000 });
-      const res = checkOutcome(api, bytes, outcome, { method })!;
+      api().resetSpies();
+      const outcome = await rawExchange(api().port, bytes, { method, timeoutMs: 5000 });
+      const res = checkOutcome(api(), bytes, outcome, { method })!;
       const honoured = ifRange === 'none' || ifRange === 'etag' || ifRange === 'date';
       checkAgainstOracle(
         res,
         serverView(wire),
-        api.archives.get(ts)!.length,
+        api().archives.get(ts)!.length,
         honoured,
         JSON.stringify(bytes.toString('latin1').slice(0, 300)),
       );
@@ -305,12 +301,12 @@ describe('regressions found by the property above', () => {
       ...credentials,
       ['Range', range],
     ]);
-    api.resetSpies();
-    return checkOutcome(api, bytes, await rawExchange(api.port, bytes), { method: 'GET' })!;
+    api().resetSpies();
+    return checkOutcome(api(), bytes, await rawExchange(api().port, bytes), { method: 'GET' })!;
   };
 
   it('a malformed suffix "bytes=-N M" (N at least the size) is ignored, not read as bytes=0-M', async () => {
-    const size = api.archives.get(SMALL_TS)!.length;
+    const size = api().archives.get(SMALL_TS)!.length;
     const res = await get(`bytes=-${size + 100} 9`);
     expect([res.status, res.header('content-range')]).toEqual([200, undefined]);
   });
@@ -318,7 +314,7 @@ describe('regressions found by the property above', () => {
   it.each(['items', 'bytes ', 'Items'])(
     'a Range in the unit %j is ignored (200), even past the end (no 416)',
     async (unit) => {
-      const size = api.archives.get(SMALL_TS)!.length;
+      const size = api().archives.get(SMALL_TS)!.length;
       expect((await get(`${unit}=0-5`)).status).toBe(200);
       expect((await get(`${unit}=${size + 10}-`)).status).toBe(200);
     },

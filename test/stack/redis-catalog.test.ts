@@ -3,13 +3,7 @@
  * exactly-once publication, propagation to every replica by events, healing by resync, and
  * recovery after Redis restarts empty — all without restarting a replica.
  */
-import {
-  closeRedisClient,
-  createRedisClient,
-  createRedisSubscriber,
-  waitForRedisReady,
-  type RedisClient,
-} from '../../src/adapters/redis/client';
+import { waitForRedisReady, type RedisClient } from '../../src/adapters/redis/client';
 import { createRedisCatalog, type RedisCatalog } from '../../src/adapters/redis/catalog';
 import {
   archiveKey,
@@ -20,14 +14,18 @@ import {
 import type { ArchiveMeta, CatalogSnapshot } from '../../src/domain/ports';
 import { parseTimestamp } from '../../src/domain/timestamps';
 import { createSilentLogger } from '../../src/logger';
-import { startRedis, type RedisServer } from '../harness/redis-server';
+import { useRedis } from '../harness/redis-fixture';
 import { reportFigure, waitFor } from '../harness/wait';
 
 const logger = createSilentLogger();
-let redis: RedisServer;
-let admin: RedisClient;
-const clients: RedisClient[] = [];
 const catalogs: RedisCatalog[] = [];
+/** Quick reconnects, so that the restart tests see Redis again soon. */
+const QUICK = { maxReconnectDelayMs: 200 };
+const redis = useRedis({
+  flushAfterEach: true,
+  admin: { commandTimeoutMs: 500, ...QUICK },
+  afterEachTest: () => Promise.all(catalogs.splice(0).map((c) => c.stop())),
+});
 
 function meta(timestamp: string, size = 1000): ArchiveMeta {
   return {
@@ -38,31 +36,17 @@ function meta(timestamp: string, size = 1000): ArchiveMeta {
   };
 }
 
-function connect(role: string): RedisClient {
-  const client = createRedisClient(redis.url, {
-    role,
-    logger,
-    commandTimeoutMs: 500,
-    maxReconnectDelayMs: 200,
-  });
-  clients.push(client);
-  return client;
-}
+const connect = (role: string): RedisClient => redis.connect(role, QUICK);
 
-/** One replica: its own command client, subscriber and catalog, as a separate process would have. */
 /** Calls of one command so far, from the server's INFO commandstats. */
 async function commandCount(command: string): Promise<number> {
-  const info = await admin.info('commandstats');
+  const info = await redis.admin().info('commandstats');
   return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
 }
 
+/** One replica: its own command client, subscriber and catalog, as a separate process would have. */
 async function startReplica(resyncMs: number, fullLoadMs?: number): Promise<RedisCatalog> {
-  const subscriber = createRedisSubscriber(redis.url, {
-    role: 'test-sub',
-    logger,
-    maxReconnectDelayMs: 200,
-  });
-  clients.push(subscriber);
+  const subscriber = redis.subscriber('test-sub', QUICK);
   const catalog = createRedisCatalog({
     client: connect('test-api'),
     subscriber,
@@ -79,33 +63,15 @@ async function startReplica(resyncMs: number, fullLoadMs?: number): Promise<Redi
 async function startWriter(): Promise<RedisCatalog> {
   const client = connect('ingest');
   await waitForRedisReady(client, 5000);
-  return createRedisCatalog({ client, subscriber: admin, logger, resyncMs: 60_000 });
+  return createRedisCatalog({ client, subscriber: redis.admin(), logger, resyncMs: 60_000 });
 }
 
 const listed = (catalog: RedisCatalog, ts: string) => catalog.current().get(ts) !== undefined;
 
-beforeAll(async () => {
-  redis = await startRedis();
-  admin = connect('test-admin');
-  await waitForRedisReady(admin, 5000);
-});
-
-afterEach(async () => {
-  await Promise.all(catalogs.splice(0).map((c) => c.stop()));
-  await waitForRedisReady(admin, 5000);
-  await admin.flushall();
-});
-
-afterAll(async () => {
-  await Promise.all(clients.map((c) => closeRedisClient(c)));
-  await redis?.stop();
-});
-
 describe('Redis catalog on a real Redis', () => {
   test('publication is atomic and exactly once, even when writers race', async () => {
     const events: string[] = [];
-    const listener = createRedisSubscriber(redis.url, { role: 'test-listen', logger });
-    clients.push(listener);
+    const listener = redis.subscriber('test-listen');
     listener.on('message', (_channel: string, message: string) => events.push(message));
     await listener.subscribe(CATALOG_EVENTS_CHANNEL);
 
@@ -130,11 +96,11 @@ describe('Redis catalog on a real Redis', () => {
     );
 
     expect(results.filter((r) => r)).toHaveLength(1);
-    expect(await admin.zrange(TIMESTAMPS_KEY, 0, -1, 'WITHSCORES')).toEqual([
+    expect(await redis.admin().zrange(TIMESTAMPS_KEY, 0, -1, 'WITHSCORES')).toEqual([
       ts,
       String(parseTimestamp(ts)! / 1000),
     ]);
-    expect(await admin.hgetall(archiveKey(ts))).toEqual({
+    expect(await redis.admin().hgetall(archiveKey(ts))).toEqual({
       size: '1000',
       etag: `"etag-${ts}"`,
       lastModified: String(Date.UTC(2024, 4, 1, 12, 0, 7)),
@@ -188,7 +154,7 @@ describe('Redis catalog on a real Redis', () => {
     );
     reportFigure('prune seen on both replicas', Date.now() - pruneStarted);
     expect(two.current().timestamps).toEqual(['202405011206']);
-    expect(await admin.exists(archiveKey('202405011202'))).toBe(0);
+    expect(await redis.admin().exists(archiveKey('202405011202'))).toBe(0);
     expect(await writer.prune(Date.UTC(2024, 4, 1, 12, 5))).toEqual([]);
   });
 
@@ -198,25 +164,19 @@ describe('Redis catalog on a real Redis', () => {
     // lost-message case.
     const [ts, kept] = ['202405011210', '202405011212'];
     for (const t of [ts, kept]) {
-      await admin.hset(
-        archiveKey(t),
-        'size',
-        '7777',
-        'etag',
-        '"x"',
-        'lastModified',
-        '1714564800000',
-      );
-      await admin.zadd(TIMESTAMPS_KEY, parseTimestamp(t)! / 1000, t);
+      await redis
+        .admin()
+        .hset(archiveKey(t), 'size', '7777', 'etag', '"x"', 'lastModified', '1714564800000');
+      await redis.admin().zadd(TIMESTAMPS_KEY, parseTimestamp(t)! / 1000, t);
     }
-    await admin.incr(CATALOG_VERSION_KEY);
+    await redis.admin().incr(CATALOG_VERSION_KEY);
     await waitFor(() => listed(replica, ts) && listed(replica, kept), 5000, 'healed by resync');
     expect(replica.current().get(ts)?.size).toBe(7777);
     // And a vanished entry disappears the same way (an index emptied entirely is data loss
     // instead: see the Redis-restarted-empty test).
-    await admin.zrem(TIMESTAMPS_KEY, ts);
-    await admin.del(archiveKey(ts));
-    await admin.incr(CATALOG_VERSION_KEY);
+    await redis.admin().zrem(TIMESTAMPS_KEY, ts);
+    await redis.admin().del(archiveKey(ts));
+    await redis.admin().incr(CATALOG_VERSION_KEY);
     await waitFor(() => !listed(replica, ts), 5000, 'removal healed by resync');
     expect(listed(replica, kept)).toBe(true);
   });
@@ -239,20 +199,14 @@ describe('Redis catalog on a real Redis', () => {
     expect(replica.inSync()).toBe(true);
     // Edited by hand (version untouched): healed by the periodic full read.
     const edited = '202405011214';
-    await admin.hset(
-      archiveKey(edited),
-      'size',
-      '5000',
-      'etag',
-      '"y"',
-      'lastModified',
-      '1714564800000',
-    );
-    await admin.zadd(TIMESTAMPS_KEY, parseTimestamp(edited)! / 1000, edited);
+    await redis
+      .admin()
+      .hset(archiveKey(edited), 'size', '5000', 'etag', '"y"', 'lastModified', '1714564800000');
+    await redis.admin().zadd(TIMESTAMPS_KEY, parseTimestamp(edited)! / 1000, edited);
     await waitFor(() => listed(replica, edited), 10_000, 'hand edit healed');
-    await admin.zrem(TIMESTAMPS_KEY, edited);
-    await admin.del(archiveKey(edited));
-    await admin.incr(CATALOG_VERSION_KEY);
+    await redis.admin().zrem(TIMESTAMPS_KEY, edited);
+    await redis.admin().del(archiveKey(edited));
+    await redis.admin().incr(CATALOG_VERSION_KEY);
     await waitFor(() => !listed(replica, edited), 5000, 'hand edit removed');
   });
 
@@ -263,7 +217,7 @@ describe('Redis catalog on a real Redis', () => {
     await waitForRedisReady(ingestClient, 5000);
     const writer = createRedisCatalog({
       client: ingestClient,
-      subscriber: admin,
+      subscriber: redis.admin(),
       logger,
       resyncMs,
     });
@@ -275,13 +229,13 @@ describe('Redis catalog on a real Redis', () => {
       'listed',
     );
 
-    await redis.kill();
+    await redis.server().kill();
     await waitFor(() => !one.inSync() && !two.inSync(), 5000, 'out of sync while Redis is down');
     // Still serving what it knew.
     expect(one.current().timestamps).toEqual(['202405011222', '202405011220']);
     await expect(writer.publish(meta('202405011224'))).rejects.toThrow();
 
-    await redis.restart();
+    await redis.server().restart();
     await waitForRedisReady(ingestClient, 5000);
     // Redis answers with an empty index: data loss, not news. The replicas keep serving what
     // they knew, still out of sync, through several resync periods.
@@ -305,12 +259,12 @@ describe('Redis catalog on a real Redis', () => {
     await writer.publish(meta('202405011230'));
     await waitFor(() => listed(replica, '202405011230'), 3000, 'listed');
 
-    await redis.pause();
+    await redis.server().pause();
     try {
       await waitFor(() => !replica.inSync(), 5000, 'out of sync while Redis hangs');
       expect(replica.current().timestamps).toEqual(['202405011230']);
     } finally {
-      await redis.resume();
+      await redis.server().resume();
     }
     await waitFor(() => replica.inSync(), 5000, 'in sync again');
     expect(replica.current().timestamps).toEqual(['202405011230']);

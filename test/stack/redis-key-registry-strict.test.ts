@@ -6,13 +6,6 @@
  */
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import {
-  closeRedisClient,
-  createRedisClient,
-  createRedisSubscriber,
-  waitForRedisReady,
-  type RedisClient,
-} from '../../src/adapters/redis/client';
 import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import { serializeRegistry } from '../../src/adapters/redis/key-registry';
 import { createRedisKeyStore } from '../../src/adapters/redis/key-store';
@@ -21,15 +14,17 @@ import type { KeyRegistryData } from '../../src/domain/key-records';
 import * as commands from '../../src/keys/key-commands';
 import type { KeyStore } from '../../src/domain/ports';
 import { createSilentLogger, type Logger } from '../../src/logger';
-import { startRedis, type RedisServer } from '../harness/redis-server';
+import { useRedis } from '../harness/redis-fixture';
 import { waitFor } from '../harness/wait';
 
 const API_KEY = 'rk_strict-key-0123456789';
 const ALLOWED = 'https://maps.acme.org';
-let redis: RedisServer;
-let admin: RedisClient;
-const clients: RedisClient[] = [];
 const stores: KeyStore[] = [];
+const redis = useRedis({
+  flushAfterEach: true,
+  admin: { commandTimeoutMs: 2000 },
+  afterEachTest: () => Promise.all(stores.splice(0).map((s) => s.close())),
+});
 
 function seed(data: KeyRegistryData): KeyRegistryData {
   return commands.createKey(
@@ -45,12 +40,9 @@ function seed(data: KeyRegistryData): KeyRegistryData {
 }
 
 async function replica(logger: Logger = createSilentLogger()): Promise<KeyStore> {
-  const client = createRedisClient(redis.url, { role: 'test-api', logger, commandTimeoutMs: 500 });
-  const subscriber = createRedisSubscriber(redis.url, { role: 'test-sub', logger });
-  clients.push(client, subscriber);
   const store = await createRedisKeyStore({
-    client,
-    subscriber,
+    client: redis.connect('test-api', { logger }),
+    subscriber: redis.subscriber('test-sub', { logger }),
     defaultLimit: 100,
     logger,
     resyncMs: 60_000,
@@ -70,29 +62,8 @@ async function restricted(store: KeyStore): Promise<boolean> {
   );
 }
 
-beforeAll(async () => {
-  redis = await startRedis();
-  admin = createRedisClient(redis.url, {
-    role: 'test-admin',
-    logger: createSilentLogger(),
-    commandTimeoutMs: 2000,
-  });
-  clients.push(admin);
-  await waitForRedisReady(admin, 5000);
-});
-
-afterEach(async () => {
-  await Promise.all(stores.splice(0).map((s) => s.close()));
-  await admin.flushall();
-});
-
-afterAll(async () => {
-  await Promise.all(clients.map((c) => closeRedisClient(c)));
-  await redis?.stop();
-});
-
 it('a registry edited into something invalid keeps the last good keys; one error names the field', async () => {
-  await createRedisKeyAdminStore(admin).update(seed);
+  await createRedisKeyAdminStore(redis.admin()).update(seed);
   const lines: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -122,8 +93,8 @@ it('a registry edited into something invalid keeps the last good keys; one error
 
   for (const [text, named] of invalid) {
     const before = lines.length;
-    await admin.set(KEY_REGISTRY_KEY, text);
-    await admin.publish(KEY_EVENTS_CHANNEL, 'hand-edited');
+    await redis.admin().set(KEY_REGISTRY_KEY, text);
+    await redis.admin().publish(KEY_EVENTS_CHANNEL, 'hand-edited');
     await waitFor(
       () =>
         lines
@@ -142,15 +113,15 @@ it('a registry edited into something invalid keeps the last good keys; one error
 
   // The same invalid registry again is not logged again.
   const before = lines.length;
-  await admin.publish(KEY_EVENTS_CHANNEL, 'hand-edited');
-  await admin.publish(KEY_EVENTS_CHANNEL, 'hand-edited');
+  await redis.admin().publish(KEY_EVENTS_CHANNEL, 'hand-edited');
+  await redis.admin().publish(KEY_EVENTS_CHANNEL, 'hand-edited');
   await new Promise((r) => setTimeout(r, 300));
   expect(lines.slice(before).filter((l) => l['level'] === 50)).toEqual([]);
 
   // A valid registry loads again.
   const unrestricted = { ...good, keys: good.keys.map((k) => ({ ...k, origins: undefined })) };
-  await admin.set(KEY_REGISTRY_KEY, serializeRegistry(unrestricted));
-  await admin.publish(KEY_EVENTS_CHANNEL, 'repaired');
+  await redis.admin().set(KEY_REGISTRY_KEY, serializeRegistry(unrestricted));
+  await redis.admin().publish(KEY_EVENTS_CHANNEL, 'repaired');
   await waitFor(async () => !(await restricted(store)), 5000, 'repaired registry in force');
 });
 
@@ -158,22 +129,22 @@ it.each([
   ['{}', 'apps: missing (required)'],
   ['{"apps":[],"keys":[],"extra":1}', 'extra: unknown field'],
 ])('a replica does not start on the registry %s, and says which field', async (text, named) => {
-  await admin.set(KEY_REGISTRY_KEY, text);
+  await redis.admin().set(KEY_REGISTRY_KEY, text);
   await expect(replica()).rejects.toThrow(named);
 });
 
 it('the admin store never writes a registry replicas would refuse', async () => {
-  const cli = createRedisKeyAdminStore(admin);
+  const cli = createRedisKeyAdminStore(redis.admin());
   await cli.update(seed);
-  const stored = await admin.get(KEY_REGISTRY_KEY);
+  const stored = await redis.admin().get(KEY_REGISTRY_KEY);
   const typo = (data: KeyRegistryData) =>
     ({
       ...data,
       keys: data.keys.map((k) => ({ ...k, origin: k.origins })),
     }) as unknown as KeyRegistryData;
   await expect(cli.update(typo)).rejects.toThrow('keys[0].origin: unknown field');
-  expect(await admin.get(KEY_REGISTRY_KEY)).toBe(stored);
+  expect(await redis.admin().get(KEY_REGISTRY_KEY)).toBe(stored);
   // And it refuses to build on an invalid registry rather than silently repair it.
-  await admin.set(KEY_REGISTRY_KEY, '{"apps":[],"keys":[],"typo":true}');
+  await redis.admin().set(KEY_REGISTRY_KEY, '{"apps":[],"keys":[],"typo":true}');
   await expect(cli.load()).rejects.toThrow('typo: unknown field');
 });

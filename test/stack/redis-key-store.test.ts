@@ -3,13 +3,7 @@
  * serving key store on two replicas — a revocation reaches the other replica through the event channel, and
  * the last good registry survives a Redis outage and a Redis restarted without data.
  */
-import {
-  closeRedisClient,
-  createRedisClient,
-  createRedisSubscriber,
-  waitForRedisReady,
-  type RedisClient,
-} from '../../src/adapters/redis/client';
+import { waitForRedisReady, type RedisClient } from '../../src/adapters/redis/client';
 import { createRedisKeyStore } from '../../src/adapters/redis/key-store';
 import { KEY_EVENTS_CHANNEL, KEY_REGISTRY_KEY } from '../../src/adapters/redis/keys';
 import type { KeyRegistryData } from '../../src/domain/key-records';
@@ -21,36 +15,26 @@ import { KeyAdminConflictError, type KeyAdminStore, type KeyStore } from '../../
 import * as commands from '../../src/keys/key-commands';
 import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import { createSilentLogger } from '../../src/logger';
-import { startRedis, type RedisServer } from '../harness/redis-server';
+import { useRedis } from '../harness/redis-fixture';
 import { reportFigure, waitFor } from '../harness/wait';
 
 const logger = createSilentLogger();
 const API_KEY = 'rk_test-key-0123456789';
-let redis: RedisServer;
-let admin: RedisClient;
-const clients: RedisClient[] = [];
 const stores: KeyStore[] = [];
 const tempDirs: string[] = [];
+/** Quick reconnects, so that the restart test sees Redis again soon. */
+const QUICK = { maxReconnectDelayMs: 200 };
+const redis = useRedis({
+  flushAfterEach: true,
+  admin: { commandTimeoutMs: 500, ...QUICK },
+  afterEachTest: () => Promise.all(stores.splice(0).map((s) => s.close())),
+});
 
-function connect(role: string): RedisClient {
-  const client = createRedisClient(redis.url, {
-    role,
-    logger,
-    commandTimeoutMs: 500,
-    maxReconnectDelayMs: 200,
-  });
-  clients.push(client);
-  return client;
-}
+const connect = (role: string): RedisClient => redis.connect(role, QUICK);
 
 /** One replica's key store on its own connections. */
 async function replica(resyncMs = 60_000): Promise<KeyStore> {
-  const subscriber = createRedisSubscriber(redis.url, {
-    role: 'test-sub',
-    logger,
-    maxReconnectDelayMs: 200,
-  });
-  clients.push(subscriber);
+  const subscriber = redis.subscriber('test-sub', QUICK);
   const store = await createRedisKeyStore({
     client: connect('test-api'),
     subscriber,
@@ -72,45 +56,30 @@ function seed(data: KeyRegistryData): KeyRegistryData {
   );
 }
 
-beforeAll(async () => {
-  redis = await startRedis();
-  admin = connect('test-admin');
-  await waitForRedisReady(admin, 5000);
-});
-
-afterEach(async () => {
-  await Promise.all(stores.splice(0).map((s) => s.close()));
-  await waitForRedisReady(admin, 5000);
-  await admin.flushall();
-});
-
 afterAll(async () => {
-  await Promise.all(clients.map((c) => closeRedisClient(c)));
-  await redis?.stop();
   await Promise.all(tempDirs.map((d) => fs.rm(d, { recursive: true, force: true })));
 });
 
 describe('keys in Redis on a real Redis', () => {
   test('admin store: save/load round trip, change announced, optimistic locking', async () => {
     const events: string[] = [];
-    const listener = createRedisSubscriber(redis.url, { role: 'test-listen', logger });
-    clients.push(listener);
+    const listener = redis.subscriber('test-listen');
     listener.on('message', (channel: string) => events.push(channel));
     await listener.subscribe(KEY_EVENTS_CHANNEL);
 
-    const cli = createRedisKeyAdminStore(admin);
+    const cli = createRedisKeyAdminStore(redis.admin());
     expect(await cli.load()).toEqual({ apps: [], keys: [] });
     const data = seed(await cli.load());
     await cli.save(data);
-    expect(await createRedisKeyAdminStore(admin).load()).toEqual(data);
-    expect(JSON.parse((await admin.get(KEY_REGISTRY_KEY))!)).toEqual(data);
+    expect(await createRedisKeyAdminStore(redis.admin()).load()).toEqual(data);
+    expect(JSON.parse((await redis.admin().get(KEY_REGISTRY_KEY))!)).toEqual(data);
     await waitFor(() => events.length === 1, 2000, 'change event');
     // Only hashes are stored.
-    expect(await admin.get(KEY_REGISTRY_KEY)).not.toContain(API_KEY);
+    expect(await redis.admin().get(KEY_REGISTRY_KEY)).not.toContain(API_KEY);
 
     // Two administrators load the same registry; the second save must not overwrite the first.
-    const first = createRedisKeyAdminStore(admin);
-    const second = createRedisKeyAdminStore(admin);
+    const first = createRedisKeyAdminStore(redis.admin());
+    const second = createRedisKeyAdminStore(redis.admin());
     const base1 = await first.load();
     const base2 = await second.load();
     await first.save(commands.createApp(base1, 'first-app'));
@@ -132,7 +101,7 @@ describe('keys in Redis on a real Redis', () => {
   });
 
   test('a revocation reaches the other replica through the event (figure reported)', async () => {
-    await createRedisKeyAdminStore(admin).update(seed);
+    await createRedisKeyAdminStore(redis.admin()).update(seed);
     const [one, two] = [await replica(), await replica()];
     expect(await one.authenticate(API_KEY, 'acme-web')).toEqual({
       outcome: 'allowed',
@@ -161,21 +130,21 @@ describe('keys in Redis on a real Redis', () => {
   });
 
   test('the last good registry stays in force while Redis is down and after it restarts empty', async () => {
-    await createRedisKeyAdminStore(admin).update(seed);
+    await createRedisKeyAdminStore(redis.admin()).update(seed);
     const store = await replica(200);
     expect((await store.authenticate(API_KEY, 'acme-web')).outcome).toBe('allowed');
 
-    await redis.kill();
+    await redis.server().kill();
     await new Promise((r) => setTimeout(r, 500)); // a few failed reloads
     expect((await store.authenticate(API_KEY, 'acme-web')).outcome).toBe('allowed');
 
-    await redis.restart();
-    await waitForRedisReady(admin, 5000);
+    await redis.server().restart();
+    await waitForRedisReady(redis.admin(), 5000);
     await new Promise((r) => setTimeout(r, 500)); // reloads that find no registry at all
     expect((await store.authenticate(API_KEY, 'acme-web')).outcome).toBe('allowed');
 
     // An explicitly saved registry, even an empty one, is the operator's word.
-    await createRedisKeyAdminStore(admin).save({ apps: [], keys: [] });
+    await createRedisKeyAdminStore(redis.admin()).save({ apps: [], keys: [] });
     await waitFor(
       async () => (await store.authenticate(API_KEY, 'acme-web')).outcome === 'unauthenticated',
       3000,
@@ -184,16 +153,16 @@ describe('keys in Redis on a real Redis', () => {
   });
 
   test('a replica refuses to start on an invalid registry, and keeps the last good one when it turns invalid later', async () => {
-    await admin.set(KEY_REGISTRY_KEY, '{"keys": [{"id": "x"}]}');
+    await redis.admin().set(KEY_REGISTRY_KEY, '{"keys": [{"id": "x"}]}');
     await expect(replica()).rejects.toThrow(/key registry/);
     // The admin store refuses to build on it too, rather than silently discarding it.
-    await expect(createRedisKeyAdminStore(admin).load()).rejects.toThrow(/invalid/);
+    await expect(createRedisKeyAdminStore(redis.admin()).load()).rejects.toThrow(/invalid/);
 
-    await admin.del(KEY_REGISTRY_KEY);
-    await createRedisKeyAdminStore(admin).update(seed);
+    await redis.admin().del(KEY_REGISTRY_KEY);
+    await createRedisKeyAdminStore(redis.admin()).update(seed);
     const store = await replica(200);
-    await admin.set(KEY_REGISTRY_KEY, 'not json');
-    await admin.publish(KEY_EVENTS_CHANNEL, 'changed');
+    await redis.admin().set(KEY_REGISTRY_KEY, 'not json');
+    await redis.admin().publish(KEY_EVENTS_CHANNEL, 'changed');
     await new Promise((r) => setTimeout(r, 400));
     expect((await store.authenticate(API_KEY, 'acme-web')).outcome).toBe('allowed');
   });
@@ -208,7 +177,7 @@ describe.each([
       return createFileKeyAdminStore(path.join(dir, 'sub', 'keys.json'));
     },
   ],
-  ['Redis', async (): Promise<KeyAdminStore> => createRedisKeyAdminStore(admin)],
+  ['Redis', async (): Promise<KeyAdminStore> => createRedisKeyAdminStore(redis.admin())],
 ])('admin store contract: %s', (_name, make) => {
   test('starts empty, round-trips, and update() applies an edit', async () => {
     const store = await make();

@@ -8,13 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  closeRedisClient,
-  createRedisClient,
-  createRedisSubscriber,
-  waitForRedisReady,
-  type RedisClient,
-} from '../../src/adapters/redis/client';
+import { waitForRedisReady } from '../../src/adapters/redis/client';
 import { createRedisCatalog } from '../../src/adapters/redis/catalog';
 import { createRedisKeyStore } from '../../src/adapters/redis/key-store';
 import { createRedisRateLimiter } from '../../src/adapters/redis/rate-limiter';
@@ -22,6 +16,7 @@ import * as commands from '../../src/keys/key-commands';
 import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import { createSilentLogger } from '../../src/logger';
 import { redisBinary } from '../../tools/stack/local-redis';
+import { trackRedisConnections } from '../harness/redis-fixture';
 import { startRedisCluster, startRedisSentinel, type RedisTopology } from '../harness/redis-server';
 import { reportFigure, waitFor } from '../harness/wait';
 
@@ -46,17 +41,9 @@ describe.each([
   ['Cluster', () => startRedisCluster(3)],
 ])('%s deployment through its REDIS_URL', (_name, start) => {
   let topology: RedisTopology;
-  const clients: RedisClient[] = [];
-  const connect = (role: string) => {
-    const client = createRedisClient(topology.url, { role, logger, commandTimeoutMs: 1000 });
-    clients.push(client);
-    return client;
-  };
-  const subscribe = () => {
-    const subscriber = createRedisSubscriber(topology.url, { role: 'test-sub', logger });
-    clients.push(subscriber);
-    return subscriber;
-  };
+  const connections = trackRedisConnections(() => topology.url);
+  const connect = (role: string) => connections.connect(role, { commandTimeoutMs: 1000 });
+  const subscribe = () => connections.subscriber('test-sub');
 
   beforeAll(async () => {
     if (locateRedisServer() === undefined)
@@ -65,7 +52,7 @@ describe.each([
   }, 30_000);
 
   afterAll(async () => {
-    await Promise.all(clients.map((c) => closeRedisClient(c)));
+    await connections.closeAll();
     await topology?.stop();
   });
 

@@ -1,0 +1,70 @@
+/**
+ * The tile and colour-scheme conformance suites on a real production stack (keys in Redis,
+ * archives in S3): the archives they read, seeding them with the tile test keys, and both suites
+ * registered against the addresses a test file chooses (the replicas, or nginx before them).
+ */
+import { schemeArchive } from '../fixtures/palette-tiles';
+import { request } from './http-client';
+import { stackAuth, type ProductionStack } from './production-stack';
+import { describeSchemeConformance } from './scheme-conformance';
+import { describeTileConformance, sparseArchive } from './tile-conformance';
+import { addTileTestKeys, TILE_TEST_KEYS } from './tile-test-keys';
+import { recentTimestamp } from './timestamps';
+import { waitFor } from './wait';
+
+export interface StackConformanceArchives {
+  /** The sparse archive the tile suite reads. */
+  readonly timestamp: string;
+  readonly archive: Buffer;
+  /** Real palette PNG tiles, for the colour schemes. */
+  readonly schemeTimestamp: string;
+}
+
+/** The suites' archives, at recent timestamps so that retention keeps them. */
+export function stackConformanceArchives(): StackConformanceArchives {
+  const timestamp = recentTimestamp(1);
+  return { timestamp, archive: sparseArchive(timestamp), schemeTimestamp: recentTimestamp(2) };
+}
+
+/** Adds the tile test keys, uploads both archives and waits until every replica lists them. */
+export async function seedStackConformance(
+  stack: ProductionStack,
+  { timestamp, archive, schemeTimestamp }: StackConformanceArchives,
+): Promise<void> {
+  await addTileTestKeys(stack.client, stack.baseUrls);
+  await stack.s3.put(`${timestamp}.pmtiles`, archive);
+  await stack.s3.put(`${schemeTimestamp}.pmtiles`, schemeArchive(schemeTimestamp));
+  for (const url of stack.baseUrls) {
+    await waitFor(
+      async () =>
+        (await request(url, `/tiles/${timestamp}.json`, { headers: stackAuth() })).status === 200 &&
+        (await request(url, `/tiles/${schemeTimestamp}.json`, { headers: stackAuth() })).status ===
+          200,
+      15_000,
+      `${timestamp} and ${schemeTimestamp} listed on ${url}`,
+      50,
+    );
+  }
+}
+
+/** Registers both suites as `name`, against `baseUrls()` (read once the stack runs). */
+export function describeStackConformance(
+  name: string,
+  baseUrls: () => string[],
+  { timestamp, archive, schemeTimestamp }: StackConformanceArchives,
+): void {
+  describeTileConformance(name, () => ({
+    baseUrls: baseUrls(),
+    timestamp,
+    archive,
+    auth: stackAuth(),
+    forbiddenAuth: stackAuth(TILE_TEST_KEYS.unbound.key),
+    limitedAuth: stackAuth(TILE_TEST_KEYS.limited.key),
+    limitedLimit: TILE_TEST_KEYS.limited.limit,
+  }));
+  describeSchemeConformance(name, () => ({
+    baseUrls: baseUrls(),
+    timestamp: schemeTimestamp,
+    auth: stackAuth(),
+  }));
+}
