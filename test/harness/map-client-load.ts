@@ -9,6 +9,7 @@
  */
 import http from 'node:http';
 import { edgeRequest } from './edge-stack';
+import { createUniformSequence } from '../../src/sim/noise';
 
 export type MapRequestKind = 'status' | 'header' | 'tile';
 
@@ -105,18 +106,6 @@ function isErrorRecord(status: number, body: Buffer): boolean {
   }
 }
 
-/** A small deterministic PRNG (mulberry32), so each client's tile offsets are reproducible. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const HEADER_RANGE = 'bytes=0-16383';
 const HEADER_BYTES = 16384;
 
@@ -148,7 +137,7 @@ export function startMapClientLoad(options: MapClientLoadOptions): MapClientLoad
 
   const client = async (n: number) => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
-    const random = prng(0x5eed + n);
+    const random = createUniformSequence(0x5eed + n);
     /** Sizes learnt from header answers' Content-Range, by archive path. */
     const sizes = new Map<string, number>();
     let known: string[] = [];

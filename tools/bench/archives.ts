@@ -56,18 +56,6 @@ export function olderTimestamps(frames: readonly Frame[], count: number): string
   return Array.from({ length: count }, (_, i) => formatTimestamp(oldestMs - (i + 1) * CADENCE_MS));
 }
 
-/** Deterministic pseudo-random numbers (mulberry32), so plans are the same on every run. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A run of a one-row bench script: its directories, frames, and what to stop at the end. */
 export interface RowRun {
   readonly runDir: string;

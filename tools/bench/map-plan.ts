@@ -8,8 +8,9 @@
 import { PMTiles, SharedPromiseCache, type RangeResponse, type Source } from 'pmtiles';
 import { tileRange } from '../../src/render/web-mercator';
 import { CONUS_BOUNDS } from '../../src/sim/field';
-import { seededRandom, type Frame } from './archives';
+import type { Frame } from './archives';
 import type { PlannedRequest } from './load-job';
+import { createUniformSequence } from '../../src/sim/noise';
 
 /** A source over an in-memory archive that records every byte window asked for. */
 class RecordingSource implements Source {
@@ -93,7 +94,7 @@ export async function mapClientPlans(options: {
   const width = options.width ?? 5;
   const height = options.height ?? 4;
   const minTiles = options.minTiles ?? 12;
-  const random = seededRandom(options.seed ?? 42);
+  const random = createUniformSequence(options.seed ?? 42);
   const plans: ClientPlan[] = [];
   const newest = options.frames[0]!;
   for (let attempt = 0; plans.length < options.count && attempt < options.count * 200; attempt++) {

@@ -16,13 +16,13 @@ import { loadConfig } from '../../src/config';
 import { formatTimestamp } from '../../src/domain/timestamps';
 import { parseMrmsFileName } from '../../src/sources/mrms/mrms-file-name';
 import { noaaKey, sampleFrameAt } from '../../test/fixtures/mrms-frames';
-import { seededRandom } from './archives';
 import { freePort } from '../stack/free-port';
 import { percentile } from './nearest-rank';
 import { httpGet, startNode, waitUntil, type BenchProcess } from './processes';
 import { log } from './runner';
 import { pollVisibility } from './visibility-poller';
 import { productionEnv, startIngest, startRedisWithKeys, startReplica, startS3 } from './service';
+import { createUniformSequence } from '../../src/sim/noise';
 
 const SOURCE_BUCKET = 'noaa-mrms-pds';
 const PREFIX = 'CONUS/ReflectivityAtLowestAltitude_00.50/';
@@ -46,7 +46,7 @@ export async function measureMrmsPublishVisible(
   const logDir = path.join(runDir, 'logs');
   await fs.mkdir(logDir, { recursive: true });
   const stops: Array<() => Promise<void>> = [];
-  const random = seededRandom(11);
+  const random = createUniformSequence(11);
   const defaults = loadConfig({});
   // Valid times in the past hour, 2 minutes apart, as NOAA's feed has them; the first one is
   // there before the producer starts (its backfill), the others arrive during the measurement.

@@ -7,10 +7,10 @@
  * polling path only (listing every RADAR_INGEST_POLL_S).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { seededRandom } from './archives';
 import { percentile } from './nearest-rank';
 import { createUploader, type Replica, type S3Info } from './service';
 import { pollVisibility } from './visibility-poller';
+import { createUniformSequence } from '../../src/sim/noise';
 
 export interface PublishVisibleResult {
   readonly uploads: number;
@@ -32,7 +32,7 @@ export async function measurePublishToVisible(options: {
   pollIntervalS: number;
   seed?: number;
 }): Promise<PublishVisibleResult> {
-  const random = seededRandom(options.seed ?? 7);
+  const random = createUniformSequence(options.seed ?? 7);
   const uploadedAt = new Map<string, number>();
   const samples = new Map<string, number[]>(options.replicas.map((r) => [r.name, []]));
   const seen = new Map<string, Set<string>>(options.replicas.map((r) => [r.name, new Set()]));

@@ -1,9 +1,10 @@
 /** The byte windows the range scenarios read (deterministic, so every run asks the same). */
 import { PMTiles } from 'pmtiles';
 import { BLOCK_BYTES } from '../../src/serving/block-cache';
-import { seededRandom, type Frame } from './archives';
+import type { Frame } from './archives';
 import type { PlannedRequest } from './load-job';
 import { rangeHeader } from './map-plan';
+import { createUniformSequence } from '../../src/sim/noise';
 
 /** Size of a hot or cold range read: what a client's first read of an archive asks for. */
 export const WINDOW = 16 * 1024;
@@ -12,7 +13,7 @@ export const tilesPath = (ts: string): string => `/tiles/${ts}.pmtiles`;
 
 /** 16 KiB windows at `count` offsets of `frame` (the first at 0, the header read). */
 export function hotWindows(frame: Frame, count: number): PlannedRequest[] {
-  const random = seededRandom(11);
+  const random = createUniformSequence(11);
   return Array.from({ length: count }, (_, i) => {
     const offset = i === 0 ? 0 : Math.floor(random() * (frame.bytes.length - WINDOW));
     return { path: tilesPath(frame.timestamp), range: rangeHeader(offset, WINDOW) };
@@ -62,7 +63,7 @@ export function coldWindows(
   count: number,
   pathOf: (ts: string) => string,
 ): PlannedRequest[] {
-  const random = seededRandom(23);
+  const random = createUniformSequence(23);
   return Array.from({ length: count }, () => {
     const frame = frames[Math.floor(random() * frames.length)]!;
     const offset = Math.floor(random() * (frame.bytes.length - WINDOW));
@@ -75,7 +76,7 @@ export function coldWindows(
  * never read those archives, every request is a block miss that loads the block from the store.
  */
 export function firstTouchWindows(frames: readonly Frame[]): PlannedRequest[] {
-  const random = seededRandom(31);
+  const random = createUniformSequence(31);
   const out: PlannedRequest[] = [];
   for (const frame of frames) {
     for (let start = 0; start < frame.bytes.length; start += BLOCK_BYTES) {
