@@ -17,6 +17,7 @@ import { request } from './http-client';
 import { startProductionStack, stackAuth, type ProductionStack } from './production-stack';
 import { waitFor } from './wait';
 import { API_ENTRY, freePort, spawnNode, type SpawnedProcess } from './spawned-api';
+import { backendEnv } from '../../tools/stack/backend-env';
 
 /** Replicas behind the edge trust exactly one proxy hop. */
 export const EDGE_REPLICA_ENV = { RADAR_TRUST_PROXY: '1' } as const;
@@ -112,12 +113,7 @@ export async function spawnReplica(
       HOST: '127.0.0.1',
       PORT: String(port),
       ADMIN_PORT: String(adminPort),
-      REDIS_URL: stack.redis.url,
-      S3_ENDPOINT: stack.s3.endpoint,
-      S3_ACCESS_KEY: stack.s3.accessKey,
-      S3_SECRET_KEY: stack.s3.secretKey,
-      S3_BUCKET: stack.s3.bucket,
-      S3_REGION: stack.s3.region,
+      ...backendEnv(stack.redis.url, stack.s3),
       RADAR_RESYNC_S: '1',
       RADAR_RETENTION_S: String(10 * 365 * 86400),
       RADAR_DRAIN_S: '2',

@@ -24,6 +24,7 @@ import { waitFor } from './wait';
 import { startFaultProxy, type FaultProxy } from './s3-server';
 import { freePort, spawnNode, type SpawnedProcess } from './spawned-api';
 import { recentTimestamps } from './timestamps';
+import { backendEnv } from '../../tools/stack/backend-env';
 
 export const INGEST_ENTRY = path.resolve(__dirname, '../../dist/bin/ingest.js');
 
@@ -164,12 +165,7 @@ export async function spawnIngest(
     env: {
       HOST: '127.0.0.1',
       ADMIN_PORT: String(adminPort),
-      REDIS_URL: stack.redis.url,
-      S3_ENDPOINT: stack.s3.endpoint,
-      S3_ACCESS_KEY: stack.s3.accessKey,
-      S3_SECRET_KEY: stack.s3.secretKey,
-      S3_BUCKET: stack.s3.bucket,
-      S3_REGION: stack.s3.region,
+      ...backendEnv(stack.redis.url, stack.s3),
       RADAR_RESYNC_S: '1',
       RADAR_INGEST_POLL_S: '1',
       RADAR_RETENTION_S: String(10 * 365 * 86400),

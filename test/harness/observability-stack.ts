@@ -33,6 +33,7 @@ import {
   renderPrometheusConfig,
   writeScaledRules,
 } from './observability-config';
+import { backendEnv } from '../../tools/stack/backend-env';
 
 const INGEST_ENTRY = path.resolve(__dirname, '../../dist/bin/ingest.js');
 const PROBE_TARGETS_ENTRY = path.resolve(__dirname, '../../dist/bin/probe-targets.js');
@@ -238,12 +239,13 @@ export async function startObservabilityStack(
 
     const radarEnv = {
       HOST: '127.0.0.1',
-      REDIS_URL: redis.url,
-      S3_ENDPOINT: `http://127.0.0.1:${s3Port}`,
-      S3_ACCESS_KEY: s3.accessKey,
-      S3_SECRET_KEY: s3.secretKey,
-      S3_BUCKET: bucket,
-      S3_REGION: 'us-east-1',
+      ...backendEnv(redis.url, {
+        endpoint: `http://127.0.0.1:${s3Port}`,
+        accessKey: s3.accessKey,
+        secretKey: s3.secretKey,
+        bucket,
+        region: 'us-east-1',
+      }),
       RADAR_RESYNC_S: '1',
       RADAR_INGEST_POLL_S: '1',
       RADAR_RETENTION_S: String(10 * 365 * 86400),

@@ -19,6 +19,7 @@ import { request } from './http-client';
 import { startRedis, type RedisServer } from './redis-server';
 import { startS3, type S3TestServer } from './s3-server';
 import { waitFor } from './wait';
+import { backendEnv } from '../../tools/stack/backend-env';
 
 export const STACK_KEYS = {
   good: 'rk_stack-good-0123456789',
@@ -67,12 +68,7 @@ export async function startProductionStack(
       HOST: '127.0.0.1',
       PORT: '0',
       ADMIN_PORT: '0',
-      REDIS_URL: redis.url,
-      S3_ENDPOINT: s3.endpoint,
-      S3_ACCESS_KEY: s3.accessKey,
-      S3_SECRET_KEY: s3.secretKey,
-      S3_BUCKET: s3.bucket,
-      S3_REGION: s3.region,
+      ...backendEnv(redis.url, s3),
       RADAR_RESYNC_S: '1',
       RADAR_INGEST_POLL_S: '1',
       RADAR_RETENTION_S: String(10 * 365 * 86400),

@@ -21,6 +21,7 @@ import {
   SAMPLE_TIMESTAMP,
   sampleFrameAt,
 } from '../fixtures/mrms-frames';
+import { backendEnv } from '../../tools/stack/backend-env';
 
 jest.setTimeout(240_000);
 
@@ -62,12 +63,7 @@ afterAll(async () => {
 /** Production configuration: Redis (lease), the archive bucket, NOAA's layout at a local endpoint. */
 function producerEnv(): Record<string, string> {
   return {
-    REDIS_URL: stack.redis.url,
-    S3_ENDPOINT: stack.s3.endpoint,
-    S3_ACCESS_KEY: stack.s3.accessKey,
-    S3_SECRET_KEY: stack.s3.secretKey,
-    S3_BUCKET: stack.s3.bucket,
-    S3_REGION: stack.s3.region,
+    ...backendEnv(stack.redis.url, stack.s3),
     MRMS_S3_ENDPOINT: stack.s3.endpoint,
   };
 }

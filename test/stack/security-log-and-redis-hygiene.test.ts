@@ -34,6 +34,7 @@ import { waitFor } from '../harness/wait';
 import { startS3, type S3TestServer } from '../harness/s3-server';
 import { API_ENTRY, freePort, spawnNode, type SpawnedProcess } from '../harness/spawned-api';
 import { recentTimestamp } from '../harness/timestamps';
+import { backendEnv } from '../../tools/stack/backend-env';
 
 jest.setTimeout(180_000);
 
@@ -247,12 +248,7 @@ describe('production: Redis, S3, two replicas and the ingest worker at LOG_LEVEL
   it('no key in any log line, any Redis value or any Redis message', async () => {
     const env = {
       HOST: '127.0.0.1',
-      REDIS_URL: redis.url,
-      S3_ENDPOINT: s3.endpoint,
-      S3_ACCESS_KEY: s3.accessKey,
-      S3_SECRET_KEY: s3.secretKey,
-      S3_BUCKET: s3.bucket,
-      S3_REGION: s3.region,
+      ...backendEnv(redis.url, s3),
       RADAR_RESYNC_S: '1',
       RADAR_INGEST_POLL_S: '1',
       RADAR_RETENTION_S: String(10 * 365 * 86400),

@@ -23,6 +23,7 @@ import { freePort } from '../stack/free-port';
 import { startLocalRedis, type LocalRedis } from '../stack/local-redis';
 import type { Frame } from './archives';
 import { httpGet, startNode, startTsServer, waitUntil, type BenchProcess } from './processes';
+import { backendEnv } from '../stack/backend-env';
 
 export const BENCH_APP = 'bench-web';
 export const BENCH_KEY = 'rk_bench-0123456789abcdef0123456789';
@@ -140,11 +141,7 @@ export async function uploadFrames(s3: S3Info, frames: readonly Frame[]): Promis
 export function productionEnv(redisUrl: string, s3: S3Info): Record<string, string> {
   return {
     HOST: '127.0.0.1',
-    REDIS_URL: redisUrl,
-    S3_ENDPOINT: s3.endpoint,
-    S3_ACCESS_KEY: s3.accessKey,
-    S3_SECRET_KEY: s3.secretKey,
-    S3_BUCKET: s3.bucket,
+    ...backendEnv(redisUrl, s3),
     RADAR_SIMULATE: '0',
     RADAR_RETENTION_S: String(BENCH_RETENTION_S),
     RADAR_DRAIN_S: '1',

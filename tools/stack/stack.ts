@@ -23,6 +23,7 @@ import { startLocalNginx, type LocalNginx } from './local-nginx';
 import { startLocalRedis } from './local-redis';
 import { startLocalS3 } from './local-s3';
 import { openKeyAdmin } from '../../src/wiring/keys';
+import { backendEnv } from './backend-env';
 
 const USAGE = `usage: npm run stack -- [--replicas N] [--port P] [--edge-port E] [--no-edge] [--backfill N] [--max-zoom Z] [--log-level LEVEL]
   --replicas N   API replicas (default 2)
@@ -108,11 +109,7 @@ async function main(): Promise<void> {
     await admin.close();
 
     const common = {
-      REDIS_URL: redis.url,
-      S3_ENDPOINT: s3.endpoint,
-      S3_ACCESS_KEY: s3.accessKey,
-      S3_SECRET_KEY: s3.secretKey,
-      S3_BUCKET: s3.bucket,
+      ...backendEnv(redis.url, s3),
       LOG_LEVEL: values['log-level'],
       HOST: '127.0.0.1',
     };
