@@ -12,7 +12,8 @@ import { writeKeyFile } from '../../src/adapters/fs/key-file';
 import { archiveOf, pyramid } from '../fixtures/archives';
 import { auth, registryData } from '../harness/embedded-api';
 import { request } from '../harness/http-client';
-import { API_ENTRY, freePort, spawnNode, type SpawnedProcess } from '../harness/spawned-api';
+import type { SpawnedProcess } from '../harness/spawned-api';
+import { spawnServedApi } from '../harness/served-api';
 
 jest.setTimeout(90_000);
 
@@ -38,43 +39,17 @@ interface Server {
 }
 
 async function start(kind: 'exception' | 'rejection'): Promise<Server> {
-  const [port, adminPort] = [await freePort(), await freePort()];
-  const proc = spawnNode(API_ENTRY, {
-    cwd: root,
-    env: {
-      NODE_OPTIONS: `--require ${INJECT}`,
-      RADAR_TEST_FATAL: kind,
-      PORT: String(port),
-      ADMIN_PORT: String(adminPort),
-      HOST: '127.0.0.1',
-      ADMIN_HOST: '127.0.0.1',
-      RADAR_SIMULATE: '0',
-      RADAR_RETENTION_S: String(10 * 365 * 86400),
-      RADAR_DRAIN_S: '30',
-      LOG_LEVEL: 'info',
-    },
+  const { proc, base, admin } = await spawnServedApi(root, TS, {
+    NODE_OPTIONS: `--require ${INJECT}`,
+    RADAR_TEST_FATAL: kind,
+    RADAR_DRAIN_S: '30',
+    LOG_LEVEL: 'info',
   });
+  // Attached before the test sends the signal that makes the process fail.
   const exit = new Promise<number | null>((resolve) =>
     proc.child.once('exit', (code) => resolve(code)),
   );
-  const server = {
-    proc,
-    base: `http://127.0.0.1:${port}`,
-    admin: `http://127.0.0.1:${adminPort}`,
-    exit,
-  };
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const ready = await request(server.admin, '/readyz').catch(() => undefined);
-    const listed = await request(server.base, `/tiles/${TS}.pmtiles`, {
-      method: 'HEAD',
-      headers: auth(),
-    }).catch(() => undefined);
-    if (ready?.status === 200 && listed?.status === 200) return server;
-    if (proc.child.exitCode !== null || Date.now() > deadline)
-      throw new Error(`server not ready:\n${proc.stderr()}\n${proc.stdout()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return { proc, base, admin, exit };
 }
 
 function fatalLine(stdout: string): Record<string, unknown> | undefined {

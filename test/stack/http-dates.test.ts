@@ -12,7 +12,8 @@ import { writeKeyFile } from '../../src/adapters/fs/key-file';
 import { buildArchive } from '../fixtures/archives';
 import { auth, registryData } from '../harness/embedded-api';
 import { request } from '../harness/http-client';
-import { API_ENTRY, freePort, spawnNode, type SpawnedProcess } from '../harness/spawned-api';
+import type { SpawnedProcess } from '../harness/spawned-api';
+import { spawnServedApi } from '../harness/served-api';
 
 jest.setTimeout(60_000);
 
@@ -38,29 +39,7 @@ beforeAll(async () => {
   await fs.writeFile(file, archive);
   await fs.utimes(file, MODIFIED, MODIFIED);
   await writeKeyFile(path.join(root, 'keys.json'), registryData());
-  const [port, adminPort] = [await freePort(), await freePort()];
-  proc = spawnNode(API_ENTRY, {
-    cwd: root,
-    env: {
-      TZ: ZONE,
-      PORT: String(port),
-      ADMIN_PORT: String(adminPort),
-      HOST: '127.0.0.1',
-      RADAR_SIMULATE: '0',
-      RADAR_RETENTION_S: String(10 * 365 * 86400),
-      LOG_LEVEL: 'warn',
-    },
-  });
-  base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const res = await request(base, `/tiles/${TS}.pmtiles`, { method: 'HEAD', headers: auth() })
-      .then((r) => r.status)
-      .catch(() => 0);
-    if (res === 200) break;
-    if (Date.now() > deadline) throw new Error(`archive never served (${res}):\n${proc.stderr()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  ({ proc, base } = await spawnServedApi(root, TS, { TZ: ZONE }));
 });
 afterAll(async () => {
   await proc?.stop();

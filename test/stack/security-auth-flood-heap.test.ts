@@ -15,7 +15,8 @@ import { writeKeyFile } from '../../src/adapters/fs/key-file';
 import { archiveOf, pyramid } from '../fixtures/archives';
 import { APPS, auth, registryData } from '../harness/embedded-api';
 import { request } from '../harness/http-client';
-import { API_ENTRY, freePort, spawnNode, type SpawnedProcess } from '../harness/spawned-api';
+import type { SpawnedProcess } from '../harness/spawned-api';
+import { spawnServedApi } from '../harness/served-api';
 import { reportFigure } from '../harness/wait';
 
 jest.setTimeout(180_000);
@@ -41,32 +42,9 @@ beforeAll(async () => {
   await fs.mkdir(path.join(root, 'data'));
   await fs.writeFile(path.join(root, 'data', `${TS}.pmtiles`), archiveOf(pyramid(2, 2_000), 2));
   await writeKeyFile(path.join(root, 'keys.json'), registryData());
-  const [port, adminPort] = [await freePort(), await freePort()];
-  server = spawnNode(API_ENTRY, {
-    cwd: root,
-    env: {
-      NODE_OPTIONS: `--import ${HEAP_REPORT}`,
-      PORT: String(port),
-      ADMIN_PORT: String(adminPort),
-      HOST: '127.0.0.1',
-      ADMIN_HOST: '127.0.0.1',
-      RADAR_SIMULATE: '0',
-      RADAR_RETENTION_S: String(10 * 365 * 86400),
-      LOG_LEVEL: 'warn',
-    },
-  });
-  base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const listed = await request(base, `/tiles/${TS}.pmtiles`, {
-      method: 'HEAD',
-      headers: auth(),
-    }).catch(() => undefined);
-    if (listed?.status === 200) break;
-    if (server.child.exitCode !== null || Date.now() > deadline)
-      throw new Error(`server not ready:\n${server.stderr()}\n${server.stdout()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const served = await spawnServedApi(root, TS, { NODE_OPTIONS: `--import ${HEAP_REPORT}` });
+  server = served.proc;
+  base = served.base;
 });
 
 afterAll(async () => {
