@@ -4,10 +4,6 @@
  * of the project's tracker, since a reader of a clone can follow neither. Decisions are stated
  * in the repository's own words (docs/behaviour.md, openapi/openapi.yaml).
  *
- * The one allowed exception: the default value of `MRMS_SAMPLE_DIR`, a directory beside the
- * checkout that holds the real MRMS samples (they never enter the repository), where a line
- * names that setting's default.
- *
  * The patterns below are assembled from pieces so that this file does not match itself; the
  * sample texts mark each planted reference with `@`, removed before scanning.
  */
@@ -41,7 +37,6 @@ const join = (...parts: string[]): string => parts.join('');
 const INTERFACE_DOC = join('SP', 'EC');
 const DESIGN_DOC = join('DES', 'IGN');
 const SHARED_MRMS = join('..', '/shared/data/mrms');
-const SAMPLE_SETTING = join('MRMS_', 'SAMPLE_DIR');
 
 /** One rule: what it finds and why that is not allowed. */
 interface Rule {
@@ -127,13 +122,6 @@ function leavesRepository(file: string, reference: string, tree: Tree): boolean 
   return /^(?:\.\.\/)+shared(?:\/|$)/.test(reference) && !tree.has(resolved);
 }
 
-/** Whether `reference` on line `index` is the sample directory's default value. */
-function isSampleDefault(reference: string, lines: readonly string[], index: number): boolean {
-  if (reference.replace(/\/$/, '') !== SHARED_MRMS) return false;
-  const near = `${lines[index - 1] ?? ''}\n${lines[index]}`;
-  return near.includes(SAMPLE_SETTING);
-}
-
 /** Every line of `text` (the content of `file`) that breaks the rule above, with the reason. */
 function scanText(file: string, text: string, tree: Tree): Finding[] {
   const found: Finding[] = [];
@@ -144,7 +132,6 @@ function scanText(file: string, text: string, tree: Tree): Finding[] {
     for (const rule of RULES) if (rule.pattern.test(line)) report(rule.reason);
     for (const match of line.matchAll(RELATIVE_PATH)) {
       const reference = match[1]!;
-      if (isSampleDefault(reference, lines, index)) continue;
       if (leavesRepository(file, reference, tree))
         report(`refers to ${reference}, outside the repository`);
     }
@@ -202,20 +189,12 @@ describe('the scanner', () => {
       "const hostile = ['.@./secret', '/tiles/.@./status.json', '?.@./.@./'];",
     ],
     ['src/a.ts', 'const SPEC_MESSAGES = {}; // an issue with the socket'],
-    [
-      'docs/mrms.md',
-      `The samples are read from \`${SAMPLE_SETTING}\` (default \`${SHARED_MRMS}\`)`,
-    ],
-    [
-      'docs/testing.md',
-      `from \`${SAMPLE_SETTING}\` (default\n\`${SHARED_MRMS}\` beside the checkout)`,
-    ],
   ])('passes a legitimate line in %s: %s', (file, text) => {
     expect(reasons(file, text)).toEqual([]);
   });
 
-  it('allows the sample default only where the setting is named', () => {
-    expect(reasons('docs/a.md', `samples in \`.@./shared/data/mrms\``)).toEqual([
+  it('names a sibling shared folder even beside a setting that could point there', () => {
+    expect(reasons('docs/a.md', `MRMS_SAMPLE_DIR (default \`.@./shared/data/mrms\`)`)).toEqual([
       `1: refers to ${SHARED_MRMS}, outside the repository`,
     ]);
   });
