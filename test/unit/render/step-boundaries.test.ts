@@ -7,12 +7,15 @@
  * 5.0 dBZ is the lowest colour on the map as in the legend, never transparent.
  */
 import { PMTiles } from 'pmtiles';
-import { MRMS_NO_ECHO, type ReflectivityGrid } from '../../../src/domain/reflectivity-grid';
+import {
+  gridExtent,
+  MRMS_NO_ECHO,
+  type ReflectivityGrid,
+} from '../../../src/domain/reflectivity-grid';
 import { columnFootprints, rowFootprints } from '../../../src/render/footprints';
 import { paletteIndex, REFLECTIVITY_PALETTE } from '../../../src/render/palette';
 import { renderFrame } from '../../../src/render/render-frame';
 import { tileRange } from '../../../src/render/web-mercator';
-import { gridExtent } from '../../../src/domain/reflectivity-grid';
 import { createBufferSource } from '../../fixtures/buffer-source';
 import { decodedIndices, expectedTile, tilesAround } from '../../fixtures/tile-oracle';
 
