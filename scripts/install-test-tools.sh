@@ -12,6 +12,8 @@ command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 # The GRIB2 decoder test streams the xz-compressed golden decode through `xz -dc`.
 command -v xz >/dev/null 2>&1 || missing+=(xz-utils)
+# The cut-download usage test reads a connection's kernel queues with `ss`.
+command -v ss >/dev/null 2>&1 || missing+=(iproute2)
 # The live observability test (test/stack/observability-live.test.ts) and the alerting config checks.
 # Installing them may start Debian's own services on their default ports; the tests never use
 # those, they start their own processes on free loopback ports.
@@ -36,5 +38,5 @@ if [ "${#missing[@]}" -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
-  echo "test tools present: redis-server nginx promtool chromium xz prometheus alertmanager amtool blackbox-exporter nginx-exporter"
+  echo "test tools present: redis-server nginx promtool chromium xz ss prometheus alertmanager amtool blackbox-exporter nginx-exporter"
 fi

@@ -5,21 +5,18 @@
  * strongest echo of the cells whose centres it contains; tiles without echo are absent.
  */
 import { PMTiles } from 'pmtiles';
-import { PNG } from 'pngjs';
 import {
-  gridExtent,
   MRMS_NO_COVERAGE,
   MRMS_NO_ECHO,
   type ReflectivityGrid,
 } from '../../../src/domain/reflectivity-grid';
-import { paletteIndex, paletteRgba } from '../../../src/render/palette';
+import { paletteIndex } from '../../../src/render/palette';
 import { renderFrame } from '../../../src/render/render-frame';
 import { lonToTileX, latToTileY, tileXToLon, tileYToLat } from '../../../src/render/web-mercator';
 import { createBufferSource } from '../../fixtures/buffer-source';
+import { cellIndex, decodedIndices, expectedTile, tilesAround } from '../../fixtures/tile-oracle';
 
-// Plain bindings: global lookups (Math) are slow inside jest's vm in the per-pixel loops.
 const { floor, round } = Math;
-const RGBA = paletteRgba();
 
 /**
  * A 600 x 500 grid of 0.01 x 0.0083 degree cells in the central US (off any round number, so
@@ -64,85 +61,6 @@ function patternGrid(): ReflectivityGrid {
     product: 'test pattern',
     validTimeMs: Date.UTC(2026, 4, 1, 12, 0, 0),
   };
-}
-
-/** Palette index of one cell, from the grid's own definition of its markers. */
-function cellIndex(grid: ReflectivityGrid, c: number, r: number): number {
-  const v = grid.values[r * grid.width + c]!;
-  if (v !== v || v === grid.noCoverage || v === grid.noEcho) return 0;
-  return paletteIndex(v);
-}
-
-/** Grid columns whose centres lie in [left, right) degrees of longitude. */
-function columnsIn(grid: ReflectivityGrid, left: number, right: number): number[] {
-  const out: number[] = [];
-  for (let c = 0; c < grid.width; c++) {
-    const lon = grid.west + c * grid.dLon;
-    if (lon >= left && lon < right) out.push(c);
-  }
-  return out;
-}
-
-/** Grid rows whose centres lie in (bottom, top] degrees of latitude. */
-function rowsIn(grid: ReflectivityGrid, bottom: number, top: number): number[] {
-  const out: number[] = [];
-  for (let r = 0; r < grid.height; r++) {
-    const lat = grid.north - r * grid.dLat;
-    if (lat > bottom && lat <= top) out.push(r);
-  }
-  return out;
-}
-
-/**
- * Expected palette indices of tile z/x/y, 256 x 256, row-major: the maximum over the cells
- * whose centres lie in each pixel, or the cell under the pixel's centre when there are none.
- */
-function expectedTile(grid: ReflectivityGrid, z: number, x: number, y: number): Uint8Array {
-  const columns: number[][] = [];
-  for (let i = 0; i < 256; i++) {
-    const inside = columnsIn(grid, tileXToLon(x + i / 256, z), tileXToLon(x + (i + 1) / 256, z));
-    const c = round((tileXToLon(x + (i + 0.5) / 256, z) - grid.west) / grid.dLon);
-    columns.push(inside.length > 0 ? inside : c >= 0 && c < grid.width ? [c] : []);
-  }
-  const rows: number[][] = [];
-  for (let j = 0; j < 256; j++) {
-    const inside = rowsIn(grid, tileYToLat(y + (j + 1) / 256, z), tileYToLat(y + j / 256, z));
-    const r = round((grid.north - tileYToLat(y + (j + 0.5) / 256, z)) / grid.dLat);
-    rows.push(inside.length > 0 ? inside : r >= 0 && r < grid.height ? [r] : []);
-  }
-  const out = new Uint8Array(256 * 256);
-  for (let j = 0; j < 256; j++) {
-    for (let i = 0; i < 256; i++) {
-      let m = 0;
-      for (const r of rows[j]!) for (const c of columns[i]!) m = Math.max(m, cellIndex(grid, c, r));
-      out[j * 256 + i] = m;
-    }
-  }
-  return out;
-}
-
-/** Palette index of every pixel of a decoded tile, by its RGBA (-1 for a colour not in it). */
-function decodedIndices(png: Buffer): Int16Array {
-  const image = PNG.sync.read(png);
-  expect([image.width, image.height]).toEqual([256, 256]);
-  const byColour = new Map(RGBA.map((rgba, index) => [rgba.join(), index]));
-  const out = new Int16Array(256 * 256);
-  for (let p = 0; p < 256 * 256; p++)
-    out[p] = byColour.get([...image.data.subarray(4 * p, 4 * p + 4)].join()) ?? -1;
-  return out;
-}
-
-/** Tiles of zoom z that the grid's extent touches, one tile of margin around them. */
-function tilesAround(grid: ReflectivityGrid, z: number): Array<[number, number]> {
-  const e = gridExtent(grid);
-  const last = 2 ** z - 1;
-  const x0 = Math.max(0, floor(lonToTileX(e.west, z)) - 1);
-  const x1 = Math.min(last, floor(lonToTileX(e.east, z)) + 1);
-  const y0 = Math.max(0, floor(latToTileY(e.north, z)) - 1);
-  const y1 = Math.min(last, floor(latToTileY(e.south, z)) + 1);
-  const out: Array<[number, number]> = [];
-  for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) out.push([x, y]);
-  return out;
 }
 
 describe('rendered tiles match the grid cells under them', () => {

@@ -109,10 +109,16 @@ function counting() {
   };
 }
 
+/** Every follower a test made: stopped after each test, so a failing test ends fast, named. */
+const made: Array<{ stop(): Promise<void> }> = [];
+afterEach(async () => {
+  await Promise.all(made.splice(0).map((f) => f.stop()));
+});
+
 function follower(
   overrides: Partial<MrmsFollowerOptions> & Pick<MrmsFollowerOptions, 'feed' | 'sink'>,
 ) {
-  return createMrmsFollower({
+  const created = createMrmsFollower({
     convert,
     concurrency: 1,
     logger: createSilentLogger(),
@@ -121,6 +127,8 @@ function follower(
     retry: { attempts: 3, baseMs: 5, maxMs: 50 },
     ...overrides,
   });
+  made.push(created);
+  return created;
 }
 
 it('backfills the newest files, newest first, each under its valid time; restarts convert nothing', async () => {

@@ -6,11 +6,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { crc32 as zlibCrc32, deflateSync, gunzipSync } from 'node:zlib';
-import { PNG } from 'pngjs';
 import { crc32 } from '../../../../../src/shared/crc32';
 import { failFor, Grib2Error } from '../../../../../src/sources/mrms/grib2/grib2-error';
 import { decodePngSamples } from '../../../../../src/sources/mrms/grib2/png-samples';
 import { gribPng, sectionOffsets } from '../../../../fixtures/grib2-encoder';
+import { pngjsSamples } from '../../../../fixtures/pngjs-samples';
 import {
   mrmsSample,
   PRECIP_FLAG_SAMPLE,
@@ -31,26 +31,6 @@ function samplePng(file: string): { png: Buffer; bits: number } {
     png: bytes.subarray(s7 + 5, s7 + bytes.readUInt32BE(s7)),
     bits: bytes[offsets.get(5)! + 19]!,
   };
-}
-
-/** pngjs's decode as big-endian packed samples (channel bytes in order, 16-bit grey as 2 bytes). */
-function pngjsSamples(png: Buffer): Uint8Array {
-  const image = PNG.sync.read(png, { skipRescale: true });
-  const pixels = image.width * image.height;
-  const data = image.data as unknown as ArrayLike<number>;
-  const { colorType, depth } = image as unknown as { colorType: number; depth: number };
-  const channels = colorType === 0 ? 1 : colorType === 2 ? 3 : 4;
-  const bytesPerChannel = depth === 16 ? 2 : 1;
-  const out = new Uint8Array(pixels * channels * bytesPerChannel);
-  let at = 0;
-  for (let i = 0; i < pixels; i++) {
-    for (let c = 0; c < channels; c++) {
-      const v = data[i * 4 + c]!;
-      if (bytesPerChannel === 2) out[at++] = v >>> 8;
-      out[at++] = v & 0xff;
-    }
-  }
-  return out;
 }
 
 function expectEqualBytes(actual: Uint8Array, expected: Uint8Array) {
