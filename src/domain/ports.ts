@@ -122,14 +122,10 @@ export interface CatalogReader {
   /** Called after each snapshot change; returns an unsubscribe function. */
   subscribe(listener: (snapshot: CatalogSnapshot) => void): () => void;
   /**
-   * Asks the shared index about a timestamp `current()` does not hold, for a catalog whose
-   * snapshot can lag the index (a replica's copy of Redis): a frame another replica already
-   * lists must not be a 404 here. Resolves with its metadata (the snapshot then holds it too)
-   * or `undefined` when the index does not hold it either; rejects with
-   * `CatalogUnavailableError` when the index cannot be asked now (unreachable, too slow, too
-   * many lookups at once). Bounded in time and concurrency, and a miss is remembered briefly,
-   * so requests for unpublished timestamps cost the index almost nothing. Absent where the
-   * snapshot is the index (memory, files).
+   * Asks the shared index about a timestamp `current()` lacks, where the snapshot can lag it (a
+   * replica's copy of Redis): resolves its metadata (then listed) or `undefined`; rejects with
+   * `CatalogUnavailableError` when the index cannot be asked now. Bounded in time and
+   * concurrency, misses remembered briefly. Absent where the snapshot is the index.
    */
   find?(timestamp: string): Promise<ArchiveMeta | undefined>;
 }
@@ -158,11 +154,9 @@ export interface CatalogWriter {
 }
 
 /**
- * Marks an index as complete: a whole ingest pass has made it true since it was last lost.
- * Until then a replica that knew more serves the union of the index and its last good
- * snapshot, so a partly rebuilt index never hides a frame. `begin` is read before the pass
- * lists anything; `complete(token)` marks the index only if it was not lost in between (a
- * pass that straddles a Redis restart wrote only part of its work to the new index).
+ * Marks an index complete once a whole ingest pass made it true since it was last lost; until
+ * then a replica keeps the union with its last good snapshot. `begin` is read before the pass
+ * lists anything; `complete(token)` marks only if the index was not lost in between.
  */
 export interface IndexReconciliation {
   begin(): Promise<string | null>;
