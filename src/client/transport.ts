@@ -4,6 +4,12 @@
  * 429 is waited out with bounded backoff: at most `maxRetries` retries, never a single wait
  * longer than `maxWaitMs`. After a 429 the transport holds all requests until the window
  * reopens, so twenty concurrent tile requests do not each collect their own 429.
+ *
+ * A GET that fails before any byte of the answer arrives (`fetch` rejects: the connection was
+ * reset, refused or closed, as a proxy reloading its workers does to idle kept-alive
+ * connections) is sent again, at most `maxNetworkRetries` times after a short backoff: a GET
+ * is idempotent, and nothing of the answer was seen. An abort is never retried, and a failure
+ * while reading a body that has begun is the caller's (the answer was already handed over).
  */
 import { RadarApiError, RadarRateLimitError } from './errors';
 import { readRateLimit, retryDelayMs, type RateLimitState } from './rate-limit';
@@ -28,6 +34,10 @@ export interface RadarTransportOptions {
   readonly maxWaitMs?: number;
   /** Wait after a 429 without `Retry-After` or reset headers, doubled per retry (default 1 s). */
   readonly backoffMs?: number;
+  /** Retries of a GET that failed before any byte of the answer arrived (default 2). */
+  readonly maxNetworkRetries?: number;
+  /** Wait before the first such retry, doubled per retry (default 50 ms). */
+  readonly networkBackoffMs?: number;
   /** Injected for tests and non-browser runtimes; defaults to the global `fetch`. */
   readonly fetch?: typeof fetch;
   /** Clock, epoch milliseconds (default `Date.now`). */
@@ -96,7 +106,20 @@ export function createRadarTransport(options: RadarTransportOptions): RadarTrans
   const maxRetries = options.maxRetries ?? 3;
   const maxWaitMs = options.maxWaitMs ?? 65_000;
   const backoffMs = options.backoffMs ?? 1_000;
-  const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const fetchOnce = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const maxNetworkRetries = options.maxNetworkRetries ?? 2;
+  const networkBackoffMs = options.networkBackoffMs ?? 50;
+  /** `fetch`, sent again when it fails before the answer's head arrived (see above). */
+  const doFetch = async (url: string, init: RequestInit): Promise<Response> => {
+    for (let retry = 0; ; retry++) {
+      try {
+        return await fetchOnce(url, init);
+      } catch (err) {
+        if (init.signal?.aborted || retry >= maxNetworkRetries) throw err;
+      }
+      await sleep(networkBackoffMs * 2 ** retry, init.signal ?? undefined);
+    }
+  };
   const now = options.now ?? Date.now;
   const authHeaders = {
     Authorization: `Bearer ${options.credentials.apiKey}`,

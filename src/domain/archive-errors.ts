@@ -149,6 +149,19 @@ export class StoreBusyError extends Error {
   }
 }
 
+/**
+ * The shared catalog index could not be asked about a timestamp this replica's snapshot does
+ * not hold (Redis unreachable or slow, or too many lookups at once). While the snapshot is
+ * not known to be in sync, the replica cannot tell a frame it has not heard of yet from one
+ * that does not exist: answered 503 with a short `Retry-After`, never a false 404.
+ */
+export class CatalogUnavailableError extends Error {
+  constructor(detail: string, options: { cause?: unknown } = {}) {
+    super(`catalog index unavailable: ${detail}`, { cause: options.cause });
+    this.name = 'CatalogUnavailableError';
+  }
+}
+
 /** The client went away before the bytes were opened; nobody is left to answer. */
 export class ClientGoneError extends Error {
   constructor() {

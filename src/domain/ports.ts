@@ -121,6 +121,13 @@ export interface CatalogReader {
   syncAgeS(): number;
   /** Called after each snapshot change; returns an unsubscribe function. */
   subscribe(listener: (snapshot: CatalogSnapshot) => void): () => void;
+  /**
+   * Asks the shared index about a timestamp `current()` lacks, where the snapshot can lag it (a
+   * replica's copy of Redis): resolves its metadata (then listed) or `undefined`; rejects with
+   * `CatalogUnavailableError` when the index cannot be asked now. Bounded in time and
+   * concurrency, misses remembered briefly. Absent where the snapshot is the index.
+   */
+  find?(timestamp: string): Promise<ArchiveMeta | undefined>;
 }
 
 /** Write side of the catalog for ingest. */
@@ -142,6 +149,18 @@ export interface CatalogWriter {
   list(): Promise<string[]>;
   /** Published archives whose stored metadata passes validation (what replicas may list). */
   entries(): Promise<ArchiveMeta[]>;
+  /** Present where the index can be lost behind its writers' backs (Redis restarted empty). */
+  readonly reconciliation?: IndexReconciliation;
+}
+
+/**
+ * Marks an index complete once a whole ingest pass made it true since it was last lost; until
+ * then a replica keeps the union with its last good snapshot. `begin` is read before the pass
+ * lists anything; `complete(token)` marks only if the index was not lost in between.
+ */
+export interface IndexReconciliation {
+  begin(): Promise<string | null>;
+  complete(token: string | null): Promise<void>;
 }
 
 /** Result of checking a request's credentials. */

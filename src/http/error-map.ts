@@ -7,6 +7,7 @@ import {
   ArchiveFormatError,
   ArchiveNotFoundError,
   ArchiveObjectError,
+  CatalogUnavailableError,
   StoreBusyError,
   StoreUnavailableError,
 } from '../domain/archive-errors';
@@ -24,7 +25,10 @@ import {
  * unpublishes it, so a retry after this long finds the answer.
  */
 export const OBJECT_RETRY_AFTER_S = 10;
-/** A read refused for the caller's share of store connections, or given up on a busy store: both free up within seconds. */
+/**
+ * A read refused for the caller's share of store connections, or given up on a busy store, or
+ * a catalog lookup the index could not answer: each frees up within seconds.
+ */
 export const BUSY_RETRY_AFTER_S = 1;
 /**
  * A store that failed one read (timeout, refused connection, 5xx): a retry a second later
@@ -46,7 +50,7 @@ export function toHttpError(err: unknown): HttpError {
     });
   if (err instanceof ArchiveObjectError || err instanceof ArchiveFormatError)
     return new ServiceUnavailableError({ cause: err, retryAfterS: OBJECT_RETRY_AFTER_S });
-  if (err instanceof StoreBusyError)
+  if (err instanceof StoreBusyError || err instanceof CatalogUnavailableError)
     return new ServiceUnavailableError({ cause: err, retryAfterS: BUSY_RETRY_AFTER_S });
   const status = (err as { status?: unknown } | null)?.status;
   switch (status) {
@@ -66,13 +70,15 @@ export function toHttpError(err: unknown): HttpError {
 
 /**
  * True for refusals that are counted by reason and reported once at their source (a stored
- * object that is not the published version, a read over the caller's share): a log line per
+ * object that is not the published version, a read over the caller's share, a catalog lookup
+ * the index could not answer): a log line per
  * request would only flood the log.
  */
 export function isRoutineRefusal(err: unknown): boolean {
   return (
     err instanceof ArchiveObjectError ||
     err instanceof ArchiveFormatError ||
-    err instanceof StoreBusyError
+    err instanceof StoreBusyError ||
+    err instanceof CatalogUnavailableError
   );
 }

@@ -234,17 +234,27 @@ export function createIngestCycle(options: IngestCycleOptions): IngestCycle {
 
   const deleteExpired = createExpiredDeleter(source, logger, options.onReadFailed);
 
+  const prune = async (cutoffMs: number) => {
+    const pruned = await catalog.prune(cutoffMs);
+    if (pruned.length > 0) logger.info({ pruned }, 'timestamps left retention');
+  };
+
   return {
     tracked: () => ({ rejected: rejected.size, failing: backoff.size() }),
     async run() {
       const cutoffMs = now() - options.retentionS * 1000;
       // Taken first: a report made during this pass waits for the next one.
       const reported = new Set(await (options.revalidation?.take() ?? Promise.resolve([])));
+      const token = await catalog.reconciliation?.begin();
       // The catalog is read before the store is listed: every member then names an object that
       // existed before the listing began, so a concurrent publication is never taken for junk.
       const members = await catalog.list();
       const published = new Map((await catalog.entries()).map((m) => [m.timestamp, m]));
-      const objects = await source.list();
+      // A listing that fails stops this pass's reads; retention still runs (it needs none).
+      const objects = await source.list().catch(async (err: unknown) => {
+        await prune(cutoffMs);
+        throw err;
+      });
       const names = new Set(objects.map((o) => o.name));
       for (const name of rejected.keys()) if (!names.has(name)) rejected.delete(name);
       backoff.retain(names);
@@ -271,8 +281,7 @@ export function createIngestCycle(options: IngestCycleOptions): IngestCycle {
         }
         await repair(members, published, kept, listed, objects.length === 0, cutoffMs);
       }
-      const pruned = await catalog.prune(cutoffMs);
-      if (pruned.length > 0) logger.info({ pruned }, 'timestamps left retention');
+      await prune(cutoffMs);
       for (const name of rejected.keys()) {
         const ts = timestampFromFileName(name);
         if (ts !== undefined && (parseTimestamp(ts) ?? 0) < cutoffMs) rejected.delete(name);
@@ -283,6 +292,7 @@ export function createIngestCycle(options: IngestCycleOptions): IngestCycle {
           await options.revalidation?.request(timestamp).catch(() => undefined);
         throw storeFailure.original;
       }
+      if (token !== undefined) await catalog.reconciliation?.complete(token);
       await deleteExpired(objects, cutoffMs);
     },
   };

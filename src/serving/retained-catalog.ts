@@ -6,6 +6,7 @@
  * can delay by a whole pass or more). The filtered snapshot is rebuilt when the source changes
  * and, on a timer, when its oldest timestamp expires: never per request, so a request still
  * costs one comparison and the pre-rendered status document is re-rendered once per change.
+ * `find` (a snapshot that lags its index) is passed through for retained timestamps only.
  */
 import { createSnapshot, EMPTY_SNAPSHOT } from '../domain/catalog-snapshot';
 import type { CatalogReader, CatalogSnapshot } from '../domain/ports';
@@ -81,8 +82,18 @@ export function createRetainedCatalog(
     if (refresh()) notify();
   });
   refresh();
+  const find = source.find?.bind(source);
 
   return {
+    // A timestamp past retention is never asked about: it is not listed, and never will be.
+    ...(find === undefined
+      ? {}
+      : {
+          find: (timestamp: string) =>
+            (parseTimestamp(timestamp) ?? -Infinity) < now() - retentionMs
+              ? Promise.resolve(undefined)
+              : find(timestamp),
+        }),
     current() {
       // A source that moved without telling (or before its listeners ran) is caught here.
       if (source.current() !== seen && refresh()) notify();

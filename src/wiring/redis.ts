@@ -67,6 +67,7 @@ export function redisCatalog(
     logger: logger.child({ component: 'catalog' }),
     resyncMs: backend.resyncS * 1000,
     onDropped,
+    lookupTimeoutMs: redis.timeoutMs,
   });
   return {
     catalog,

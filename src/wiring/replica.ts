@@ -1,8 +1,10 @@
 /**
  * `buildReplica(config, overrides)`: the one way an API replica is made, by `npm start`, the
  * stack and every test harness. Opens the clients the configuration names (`replica-parts.ts`),
- * loads the API description, builds the Koa app with the viewer and the API reference, listens on the public and admin ports, starts the
- * components, and returns the addresses, the ports and a graceful `shutdown`.
+ * loads the API description, builds the Koa app with the viewer and the API reference, listens
+ * on the admin port, starts the components, and only then listens on the public port (so no
+ * client is answered by a replica whose catalog or keys have not loaded); returns the
+ * addresses, the ports and a graceful `shutdown`.
  */
 import type { Config } from '../config';
 import type { DemoCredentials } from '../embedded/demo-credentials';
@@ -153,9 +155,19 @@ export async function buildReplica(
       usageReport(parts.usage.store, await parts.registry(), config.rate, question),
   });
 
-  const port = await listen(publicServer.server, config.http.port, config.http.host);
+  // The admin port first (/readyz says "starting"), the public port last: a balancer that
+  // only sees the port (nginx) sends nothing before the catalog, keys and store have started.
   const adminPort = await listen(admin, config.admin.port, config.admin.host);
-  await startAll(parts.components);
+  let port: number;
+  try {
+    await startAll(parts.components);
+    port = await listen(publicServer.server, config.http.port, config.http.host);
+  } catch (err) {
+    // Started parts hold timers and connections: stop them, so the process can exit.
+    for (const stop of stoppers(parts.components)) await stop().catch(() => undefined);
+    admin.close();
+    throw err;
+  }
   started = true;
   logger.info({ port, adminPort, embedded: config.embedded }, 'radar API listening');
 

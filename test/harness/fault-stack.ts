@@ -62,6 +62,13 @@ export interface FaultStackOptions {
   readonly ingest?: 'in-process' | 'none';
   /** Frames published before the replicas start, newest at the current even minute (default 6). */
   readonly frames?: number;
+  /** Cadence steps between the current even minute and the newest seeded frame (default 0). */
+  readonly framesOffset?: number;
+  /**
+   * Each replica reaches Redis through its own fault proxy (`redisProxies`), so one replica can
+   * lose Redis while the other replica and ingest keep it.
+   */
+  readonly redisProxy?: boolean;
   /** Zoom depth of the seeded archives (default 4: about 240 KB each). */
   readonly maxZoom?: number;
 }
@@ -72,6 +79,8 @@ export interface FaultStack {
   readonly nginx: LocalNginx;
   /** Present with `storeProxy`. */
   readonly proxy: FaultProxy | undefined;
+  /** With `redisProxy`: replica i's proxy to Redis. */
+  readonly redisProxies: FaultProxy[];
   /** Seeded timestamps, newest first. */
   readonly frames: string[];
   stop(): Promise<void>;
@@ -106,7 +115,7 @@ export async function startFaultStack(options: FaultStackOptions = {}): Promise<
         limit: FAULT_KEY_LIMIT,
       })),
     ]);
-    const frames = recentTimestamps(options.frames ?? 6);
+    const frames = recentTimestamps(options.frames ?? 6, options.framesOffset ?? 0);
     await uploadFrames(stack, frames, options.maxZoom);
     await waitFor(
       async () => (await indexedTimestamps(stack)).length >= frames.length,
@@ -131,15 +140,27 @@ export async function startFaultStack(options: FaultStackOptions = {}): Promise<
     cleanup.push(async () => {
       for (const r of replicas) await r.process.stop('SIGKILL');
     });
+    const redisProxies: FaultProxy[] = [];
+    cleanup.push(async () => {
+      for (const p of redisProxies) await p.stop();
+    });
     // One at a time: two Node starts at once on two loaded cores only slow each other down.
-    for (let i = 0; i < 2; i++) replicas.push(await spawnReplica(stack, env));
+    for (let i = 0; i < 2; i++) {
+      let replicaEnv: Record<string, string> = env;
+      if (options.redisProxy) {
+        const redisProxy = await startFaultProxy(stack.redis.url.replace(/^redis:/, 'http:'));
+        redisProxies.push(redisProxy);
+        replicaEnv = { ...env, REDIS_URL: redisProxy.endpoint.replace(/^http:/, 'redis:') };
+      }
+      replicas.push(await spawnReplica(stack, replicaEnv));
+    }
     const nginx = await startEdge(replicas.map((r) => `127.0.0.1:${r.port}`));
     cleanup.push(() => nginx.stop());
     console.info(
       `[fault stack] ${stack.backends}; replicas ${replicas.map((r) => `${r.port}/${r.adminPort}`).join(', ')}; ` +
         `nginx ${nginx.url}${proxy ? `; store via fault proxy ${proxy.endpoint}` : ''}`,
     );
-    return { stack, replicas, nginx, proxy, frames, stop: unwind };
+    return { stack, replicas, nginx, proxy, redisProxies, frames, stop: unwind };
   } catch (err) {
     await unwind();
     throw err;

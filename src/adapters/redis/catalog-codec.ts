@@ -125,3 +125,19 @@ export function decodeCatalogEvent(message: string, nowMs: number): CatalogEvent
   }
   return undefined;
 }
+
+/** Whether two entries are the same published version. */
+export function sameMeta(a: ArchiveMeta, b: ArchiveMeta | undefined): boolean {
+  return (
+    b !== undefined &&
+    a.size === b.size &&
+    a.etag === b.etag &&
+    a.lastModified.getTime() === b.lastModified.getTime()
+  );
+}
+
+/** Applies one event to a timestamp → metadata map. */
+export function applyEvent(metas: Map<string, ArchiveMeta>, event: CatalogEvent): void {
+  if (event.type === 'publish') metas.set(event.meta.timestamp, event.meta);
+  else for (const ts of event.timestamps) metas.delete(ts);
+}

@@ -5,6 +5,7 @@
  * publication is atomic and announced exactly once, and a prune removes and announces
  * together; concurrent ingest workers cannot double-publish.
  */
+import { randomUUID } from 'node:crypto';
 import type { ArchiveMeta, CatalogWriter } from '../../domain/ports';
 import type { RedisClient } from './client';
 import {
@@ -18,6 +19,7 @@ import {
   ARCHIVE_KEY_PREFIX,
   archiveKey,
   CATALOG_EVENTS_CHANNEL,
+  CATALOG_RECONCILED_KEY,
   CATALOG_VERSION_KEY,
   TIMESTAMPS_KEY,
 } from './keys';
@@ -73,6 +75,17 @@ redis.call('PUBLISH', ARGV[2], cjson.encode({ type = 'prune', timestamps = { ARG
 return 1
 `;
 
+/**
+ * KEYS: reconciled token. ARGV: token read at the start of the pass ('' for none), new token.
+ * Sets the new token only if the key still holds the old one (a restart in between empties it).
+ */
+const RECONCILED_LUA = `
+local cur = redis.call('GET', KEYS[1]) or ''
+if cur ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1
+`;
+
 /** An index entry that failed validation on the way out of Redis. */
 export interface DroppedEntry {
   readonly timestamp: string;
@@ -92,8 +105,11 @@ export interface RedisCatalogIndex extends CatalogWriter {
    * members refused; rejects when Redis does not answer.
    */
   read(nowMs: number): Promise<IndexRead>;
-  /** The index version (`CATALOG_VERSION_KEY`); `null` when unknown. */
-  version(): Promise<string | null>;
+  /**
+   * The index version (`CATALOG_VERSION_KEY`, `null` when unknown) and whether the index is
+   * marked complete (`CATALOG_RECONCILED_KEY`), read together.
+   */
+  state(): Promise<{ readonly version: string | null; readonly reconciled: boolean }>;
 }
 
 /** Binds the index to a command client (scripts are defined on it once). */
@@ -101,6 +117,7 @@ export function createRedisCatalogIndex(client: RedisClient): RedisCatalogIndex 
   const publishScript = defineScript(client, 'radarCatalogPublish', 3, PUBLISH_LUA);
   const pruneScript = defineScript(client, 'radarCatalogPrune', 2, PRUNE_LUA);
   const unpublishScript = defineScript(client, 'radarCatalogUnpublish', 3, UNPUBLISH_LUA);
+  const reconciledScript = defineScript(client, 'radarCatalogReconciled', 1, RECONCILED_LUA);
 
   const read = async (nowMs: number): Promise<IndexRead> => {
     const timestamps = await client.zrevrange(TIMESTAMPS_KEY, 0, -1);
@@ -151,7 +168,17 @@ export function createRedisCatalogIndex(client: RedisClient): RedisCatalogIndex 
       return Array.isArray(removed) ? (removed as string[]) : [];
     },
 
-    version: () => client.get(CATALOG_VERSION_KEY),
+    async state() {
+      const [version, reconciled] = await client.mget(CATALOG_VERSION_KEY, CATALOG_RECONCILED_KEY);
+      return { version: version ?? null, reconciled: reconciled != null };
+    },
+
+    reconciliation: {
+      begin: () => client.get(CATALOG_RECONCILED_KEY),
+      async complete(token) {
+        await reconciledScript([CATALOG_RECONCILED_KEY], [token ?? '', randomUUID()]);
+      },
+    },
 
     async list() {
       return client.zrevrange(TIMESTAMPS_KEY, 0, -1);

@@ -5,12 +5,16 @@
  * resync every `resyncMs` (a missed event, a dropped subscription or a Redis restart heals by
  * itself). Writes go straight to the index (`redis-catalog-index.ts`).
  *
+ * Each time Redis confirms the subscription the whole index is read again, retried every
+ * `RECONNECT_RETRY_MS` until it succeeds, out of sync until then (catalog-subscription.ts).
+ * Meanwhile, and in the milliseconds an event takes, `find` asks the index about a timestamp
+ * the snapshot lacks (catalog-lookup.ts), so a frame another replica lists is served here too.
+ *
  * Outage policy: while Redis does not answer, the last good snapshot keeps serving and
- * `inSync()` turns false (so `healthy` does too). When Redis answers with an empty index
- * although this replica knows archives (Redis restarted without data, or flushed), that is
- * data loss rather than news: the last good snapshot keeps serving, out of sync, until the
- * ingest reconciliation has rebuilt the index from the bucket. (Retention removes timestamps
- * through prune events, never by emptying the index behind the replicas' backs.)
+ * `inSync()` turns false (so `healthy` does too). An index found empty, or lost and partly
+ * rebuilt (its completion mark gone), is data loss rather than news: the replica serves the
+ * union of it and the last good snapshot, out of sync, until ingest has rebuilt it.
+ * (Retention removes timestamps through prune events, never behind the replicas' backs.)
  */
 import { createSnapshot, EMPTY_SNAPSHOT } from '../../domain/catalog-snapshot';
 import type {
@@ -22,8 +26,17 @@ import type {
 import { createSerialTrigger } from '../../shared/serial-trigger';
 import type { Logger } from '../../logger';
 import { waitForRedisReady, type RedisClient } from './client';
-import { decodeCatalogEvent, type CatalogDropReason, type CatalogEvent } from './catalog-codec';
-import { createRedisCatalogIndex, type DroppedEntry } from './catalog-index';
+import {
+  applyEvent,
+  decodeCatalogEvent,
+  sameMeta,
+  type CatalogDropReason,
+  type CatalogEvent,
+} from './catalog-codec';
+import { createRedisCatalogIndex } from './catalog-index';
+import { createCatalogLookup } from './catalog-lookup';
+import { createRefusalReporter } from './catalog-refusals';
+import { createCatalogSubscription, RECONNECT_RETRY_MS } from './catalog-subscription';
 import { CATALOG_EVENTS_CHANNEL } from './keys';
 
 export interface RedisCatalogOptions {
@@ -36,20 +49,19 @@ export interface RedisCatalogOptions {
   readonly resyncMs: number;
   /**
    * Longest time between two full reads of the index when its version does not move (default
-   * 5 min). The scripts always move the version; an index edited by hand (redis-cli) does
-   * not, and heals within this period. Amortised, the read of even 10,000 timestamps is then
-   * a negligible fraction of a core.
+   * 5 min): an index edited by hand (redis-cli) does not move it, and heals within this.
    */
   readonly fullLoadMs?: number;
   /** Longest wait in `start()` for Redis before serving an empty snapshot. Default 5000. */
   readonly startTimeoutMs?: number;
   readonly now?: () => number;
   /**
-   * Called once per index entry refused on the way in (junk member, future timestamp,
-   * malformed metadata), for metrics; the entry is also logged once. It stays unlisted until
-   * the next ingest pass repairs or removes it.
+   * Called once per index entry refused on the way in (catalog-refusals.ts), for metrics; it
+   * stays unlisted until the next ingest pass repairs or removes it.
    */
   readonly onDropped?: (timestamp: string, reason: CatalogDropReason) => void;
+  /** Longest wait of one `find` lookup (the command timeout, `RADAR_REDIS_TIMEOUT_MS`). */
+  readonly lookupTimeoutMs?: number;
 }
 
 /** A replica's catalog: reader for HTTP, writer for ingest, and its background lifecycle. */
@@ -66,24 +78,7 @@ export interface RedisCatalog extends CatalogReader, CatalogWriter {
   resync(): Promise<boolean>;
 }
 
-function sameMeta(a: ArchiveMeta, b: ArchiveMeta | undefined): boolean {
-  return (
-    b !== undefined &&
-    a.size === b.size &&
-    a.etag === b.etag &&
-    a.lastModified.getTime() === b.lastModified.getTime()
-  );
-}
-
-function applyEvent(metas: Map<string, ArchiveMeta>, event: CatalogEvent): void {
-  if (event.type === 'publish') metas.set(event.meta.timestamp, event.meta);
-  else for (const ts of event.timestamps) metas.delete(ts);
-}
-
-/**
- * Creates the catalog; writes work at once (the ingest worker needs nothing else), the
- * snapshot fills after `start()`.
- */
+/** Creates the catalog; writes work at once, the snapshot fills after `start()`. */
 export function createRedisCatalog(options: RedisCatalogOptions): RedisCatalog {
   const { client, subscriber, logger, resyncMs } = options;
   const now = options.now ?? Date.now;
@@ -95,33 +90,22 @@ export function createRedisCatalog(options: RedisCatalogOptions): RedisCatalog {
   let lastResyncOkAt = -Infinity;
   let lastResyncOk = false;
   let failing = false;
-  /** The index was found empty while this replica still knew archives (see loadOnce). */
+  /** The index was found lost while this replica still knew archives (see loadOnce). */
   let emptied = false;
+  /** Whether the index's completion mark was ever seen (`CATALOG_RECONCILED_KEY`). */
+  let sawReconciled = false;
   /** Events received while a resync reads the index, replayed on top of what it read. */
   let replay: CatalogEvent[] | undefined;
   /** Index version of the last full load that succeeded (see `CATALOG_VERSION_KEY`). */
   let loadedVersion: string | null = null;
   let lastFullLoadAt = now();
   const fullLoadMs = options.fullLoadMs ?? 300_000;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: NodeJS.Timeout | undefined, retryTimer: NodeJS.Timeout | undefined;
   let running = false;
-  /** Entries refused at the last read, so each is logged and counted once, not every resync. */
-  let refused = new Map<string, CatalogDropReason>();
-
-  const reportDropped = (dropped: readonly DroppedEntry[]) => {
-    const next = new Map<string, CatalogDropReason>();
-    for (const { timestamp, reason } of dropped) {
-      next.set(timestamp, reason);
-      if (refused.get(timestamp) === reason) continue;
-      // The member is attacker- or bug-controlled: log a bounded, printable form of it.
-      logger.warn(
-        { member: JSON.stringify(timestamp.slice(0, 64)), reason },
-        'catalog entry refused; not listed until ingest repairs it',
-      );
-      options.onDropped?.(timestamp, reason);
-    }
-    refused = next;
-  };
+  /** The subscription epoch when the last successful resync began (catalog-subscription.ts). */
+  let syncedEpoch = -1;
+  const reportDropped = createRefusalReporter(logger, options.onDropped);
+  const lookup = createCatalogLookup({ client, now, timeoutMs: options.lookupTimeoutMs });
 
   /** Publishes a new snapshot when the content changed; versions only move on change. */
   const commit = () => {
@@ -147,17 +131,22 @@ export function createRedisCatalog(options: RedisCatalogOptions): RedisCatalog {
 
   const loadOnce = async () => {
     replay = [];
+    const epoch = subscription.epoch();
+    clearTimeout(retryTimer);
     try {
       // Read before the index: a change made during the load moves it past what is recorded.
-      const version = await index.version();
+      const { version, reconciled } = await index.state();
+      const lost = reconciled ? !(sawReconciled = true) : sawReconciled;
       if (
         version !== null &&
+        !lost &&
         version === loadedVersion &&
         lastResyncOk &&
         now() - lastFullLoadAt < fullLoadMs
       ) {
         // Nothing changed since the last full load: in sync without reading the index.
         lastResyncOkAt = now();
+        syncedEpoch = epoch;
         return;
       }
       lastFullLoadAt = now();
@@ -165,17 +154,18 @@ export function createRedisCatalog(options: RedisCatalogOptions): RedisCatalog {
       reportDropped(read.dropped);
       const loaded = new Map(read.metas.map((m) => [m.timestamp, m] as const));
       for (const event of replay) applyEvent(loaded, event);
-      if (loaded.size === 0 && metas.size > 0) {
-        // An index that vanished without prune events is data loss (Redis restarted empty or
-        // flushed), not "nothing is published": keep serving the last good snapshot, out of
-        // sync, until ingest reconciliation rebuilds the index from the bucket.
+      if (metas.size > 0 && (lost || loaded.size === 0)) {
+        // Lost (the completion mark, once seen, is gone) or empty: see the module comment.
+        for (const [ts, meta] of loaded) metas.set(ts, meta);
+        commit();
         if (!emptied)
           logger.warn(
             { kept: metas.size },
-            'catalog index is empty; serving the last good snapshot until it is rebuilt',
+            'catalog index lost; serving the last good snapshot until ingest has rebuilt it',
           );
         emptied = true;
         lastResyncOk = false;
+        syncedEpoch = epoch;
         return;
       }
       if (emptied) logger.info({ timestamps: loaded.size }, 'catalog index rebuilt');
@@ -185,10 +175,16 @@ export function createRedisCatalog(options: RedisCatalogOptions): RedisCatalog {
       loadedVersion = version;
       lastResyncOkAt = now();
       lastResyncOk = true;
+      syncedEpoch = epoch;
       if (failing) logger.info({ timestamps: metas.size }, 'catalog resync succeeded again');
       failing = false;
     } catch (err) {
       lastResyncOk = false;
+      // The resync a (re)subscription asked for is retried soon, not at the next period.
+      if (running && subscription.awaitsResync(syncedEpoch)) {
+        retryTimer = setTimeout(() => resyncTrigger.trigger(), RECONNECT_RETRY_MS);
+        retryTimer.unref();
+      }
       if (!failing) {
         logger.warn(
           { err: (err as Error).message },
@@ -209,19 +205,28 @@ export function createRedisCatalog(options: RedisCatalogOptions): RedisCatalog {
     logger.warn({ channel }, 'unreadable catalog event; resyncing');
     resyncTrigger.trigger();
   };
-  // After a reconnect the subscription is renewed, but events sent meanwhile are lost.
-  const onSubscriberReady = () => resyncTrigger.trigger();
-
-  const resync = async () => {
-    resyncTrigger.trigger();
-    await resyncTrigger.idle();
-    return lastResyncOk;
+  const subscription = createCatalogSubscription({
+    subscriber,
+    logger,
+    onMessage,
+    onConfirmed() {
+      // A full read, whatever the version says (a restarted Redis counts it from zero again).
+      loadedVersion = null;
+      resyncTrigger.trigger();
+    },
+  });
+  // A resync that failed because the command connection was down is retried when it is back.
+  const onClientReady = () => {
+    if (running && !subscription.covers(syncedEpoch)) resyncTrigger.trigger();
   };
 
   return {
     current: () => snapshot,
     inSync: () =>
-      running && now() - lastResyncOkAt <= 2 * resyncMs && subscriber.status === 'ready',
+      running &&
+      !emptied &&
+      now() - lastResyncOkAt <= 2 * resyncMs &&
+      subscription.covers(syncedEpoch),
     syncAgeS: () => (now() - lastResyncOkAt) / 1000,
     subscribe(listener) {
       listeners.add(listener);
@@ -244,33 +249,34 @@ export function createRedisCatalog(options: RedisCatalogOptions): RedisCatalog {
       if (removed && running) onEvent({ type: 'prune', timestamps: [timestamp] });
       return removed;
     },
+    async find(timestamp) {
+      const known = snapshot.get(timestamp);
+      if (known) return known;
+      const meta = await lookup(timestamp);
+      if (meta && running && !metas.has(timestamp)) {
+        // The snapshot lagged the index: take the entry now, and read the whole index again.
+        onEvent({ type: 'publish', meta });
+        loadedVersion = null;
+        resyncTrigger.trigger();
+      }
+      return meta;
+    },
     list: () => index.list(),
+    reconciliation: index.reconciliation,
     entries: () => index.entries(),
 
     async start() {
       if (running) return;
       running = true;
-      subscriber.on('message', onMessage);
       const startTimeoutMs = options.startTimeoutMs ?? 5000;
+      client.on('ready', onClientReady);
       // Subscribe before the first load, so no event falls between the two.
-      const subscribed = subscriber.subscribe(CATALOG_EVENTS_CHANNEL).then(
-        () => true,
-        (err: Error) => {
-          logger.warn({ err: err.message }, 'catalog subscription failed; resync continues');
-          return false;
-        },
-      );
-      let giveUp: NodeJS.Timeout | undefined;
-      await Promise.race([
-        subscribed,
-        new Promise((resolve) => (giveUp = setTimeout(resolve, startTimeoutMs))),
-      ]);
-      clearTimeout(giveUp);
+      await subscription.start(startTimeoutMs);
       await waitForRedisReady(client, startTimeoutMs).catch(() => undefined);
-      await resync();
+      resyncTrigger.trigger();
+      await resyncTrigger.idle();
       if (!lastResyncOk)
         logger.warn('catalog starts empty: Redis did not answer; retrying every resync period');
-      subscriber.on('ready', onSubscriberReady);
       timer = setInterval(() => resyncTrigger.trigger(), resyncMs);
       timer.unref();
     },
@@ -279,14 +285,16 @@ export function createRedisCatalog(options: RedisCatalogOptions): RedisCatalog {
       if (!running) return;
       running = false;
       clearInterval(timer);
-      subscriber.off('message', onMessage);
-      subscriber.off('ready', onSubscriberReady);
+      clearTimeout(retryTimer);
+      client.off('ready', onClientReady);
       await resyncTrigger.idle();
-      if (subscriber.status === 'ready') {
-        await subscriber.unsubscribe(CATALOG_EVENTS_CHANNEL).catch(() => undefined);
-      }
+      await subscription.stop();
     },
 
-    resync,
+    async resync() {
+      resyncTrigger.trigger();
+      await resyncTrigger.idle();
+      return lastResyncOk;
+    },
   };
 }

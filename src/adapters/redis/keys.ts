@@ -36,6 +36,13 @@ export function archiveKey(timestamp: string): string {
  */
 export const CATALOG_VERSION_KEY = `${HASH_TAG}:catalog:version`;
 
+/**
+ * A random token set by the ingest leader after a whole pass has made the index true. Missing
+ * after a replica has seen it means the index was lost (Redis restarted empty, flushed) and is
+ * being rebuilt: the replica keeps what it knew until the token is back.
+ */
+export const CATALOG_RECONCILED_KEY = `${HASH_TAG}:catalog:reconciled`;
+
 /** Pub/sub channel of catalog changes (JSON publish and prune events) for every replica. */
 export const CATALOG_EVENTS_CHANNEL = `${HASH_TAG}:events`;
 

@@ -1,23 +1,20 @@
 /**
  * `GET|HEAD /tiles/{timestamp}.pmtiles`: validation (400), lookup (404), preconditions
  * (304/412), range selection (206/416/200), then the bytes from the block cache or the archive
- * store with an exact Content-Length. Metadata comes from the catalog snapshot; HEAD and
- * conditional answers never open the store.
+ * store with an exact Content-Length. Metadata comes from the catalog snapshot (or, for a
+ * timestamp it lacks, its index: published-meta.ts); HEAD and conditional answers never open
+ * the store.
  */
 import type { ArchiveMeta, ArchiveStore, ByteWindow, CatalogReader } from '../../domain/ports';
 import { parseTimestamp } from '../../domain/timestamps';
-import {
-  BadRequestError,
-  NotFoundError,
-  PreconditionFailedError,
-  RangeNotSatisfiableError,
-} from '../../errors';
+import { BadRequestError, PreconditionFailedError, RangeNotSatisfiableError } from '../../errors';
 import { selectRange } from '../byte-range';
 import { evaluatePreconditions, ifRangeAllows } from '../conditional';
 import { immutableCacheControl } from '../cache-control';
 import type { Answer } from './answer';
 import type { Caller } from './authorise';
 import { openBody } from './open-body';
+import { withPublishedMeta } from './published-meta';
 import type { CoreRequest } from './request';
 import { ARCHIVE_ROUTE } from './route-table';
 
@@ -89,10 +86,20 @@ export function createArchiveAnswerer(
   versions: ArchiveHeaderCache,
 ): (request: CoreRequest, timestamp: string, caller: Caller) => Answer | Promise<Answer> {
   return (request, timestamp, caller) => {
-    // Only valid timestamps are ever published: the parse decides 400 or 404 on a miss.
-    const meta = deps.catalog.current().get(timestamp);
-    if (meta === undefined)
-      throw parseTimestamp(timestamp) === undefined ? new BadRequestError() : new NotFoundError();
+    // Only valid timestamps are ever published: the parse decides 400 before any lookup.
+    if (
+      deps.catalog.current().get(timestamp) === undefined &&
+      parseTimestamp(timestamp) === undefined
+    )
+      throw new BadRequestError();
+    return withPublishedMeta(deps.catalog, timestamp, (meta) => answerFor(request, meta, caller));
+  };
+
+  function answerFor(
+    request: CoreRequest,
+    meta: ArchiveMeta,
+    caller: Caller,
+  ): Answer | Promise<Answer> {
     const validators = { etag: meta.etag, lastModified: meta.lastModified };
     const precondition = evaluatePreconditions(request.headers, validators);
     if (precondition === 'precondition-failed') throw new PreconditionFailedError();
@@ -122,5 +129,5 @@ export function createArchiveAnswerer(
     return body instanceof Promise
       ? body.then((opened) => ({ status, route: ARCHIVE_ROUTE, headers, length, body: opened }))
       : { status, route: ARCHIVE_ROUTE, headers, length, body };
-  };
+  }
 }

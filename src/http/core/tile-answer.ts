@@ -28,6 +28,7 @@ import type { Answer } from './answer';
 import type { ArchiveHeaderCache } from './archive-answer';
 import type { Caller } from './authorise';
 import { openBody } from './open-body';
+import { withPublishedMeta } from './published-meta';
 import type { CoreRequest } from './request';
 import { SCHEME_TILE_ROUTE, TILE_ROUTE } from './route-table';
 
@@ -176,17 +177,17 @@ export function createTileAnswerer(
       throw new BadRequestError();
     const scheme = schemeId === undefined ? undefined : schemes.get(schemeId);
     if (schemeId !== undefined && scheme === undefined) throw new BadRequestError();
-    const meta = deps.catalog.current().get(timestamp!);
-    if (meta === undefined) throw new NotFoundError();
-    const target: TileTarget = { meta, coords, scheme };
-    const tileId = zxyToTileId(coords.z, coords.x, coords.y);
-    const located = deps.tiles.peek(meta, tileId);
-    if (located !== undefined)
-      return answer(request, target, located.header, located.window, caller);
-    return deps.tiles
-      .header(meta)
-      .then((header) =>
-        answer(request, target, header, () => deps.tiles.locate(meta, tileId), caller),
-      );
+    return withPublishedMeta(deps.catalog, timestamp!, (meta) => {
+      const target: TileTarget = { meta, coords, scheme };
+      const tileId = zxyToTileId(coords.z, coords.x, coords.y);
+      const located = deps.tiles.peek(meta, tileId);
+      if (located !== undefined)
+        return answer(request, target, located.header, located.window, caller);
+      return deps.tiles
+        .header(meta)
+        .then((header) =>
+          answer(request, target, header, () => deps.tiles.locate(meta, tileId), caller),
+        );
+    });
   };
 }

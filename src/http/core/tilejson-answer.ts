@@ -12,13 +12,14 @@ import { LRUCache } from 'lru-cache';
 import type { ArchiveMeta, CatalogReader } from '../../domain/ports';
 import { parseTimestamp } from '../../domain/timestamps';
 import { findScheme } from '../../render/colour-schemes';
-import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../errors';
+import { BadRequestError, PreconditionFailedError } from '../../errors';
 import type { PmtilesHeader } from '../../pmtiles/header';
 import type { TileLocator } from '../../tiles/tile-locator';
 import { evaluatePreconditions } from '../conditional';
 import type { Answer } from './answer';
 import type { ArchiveHeaderCache } from './archive-answer';
 import type { PublicBaseUrl } from './public-base-url';
+import { withPublishedMeta } from './published-meta';
 import type { CoreRequest } from './request';
 import { SCHEME_TILEJSON_ROUTE, TILEJSON_ROUTE } from './route-table';
 
@@ -149,13 +150,13 @@ export function createTileJsonAnswerer(
     if (schemeId !== undefined && findScheme(schemeId) === undefined) throw new BadRequestError();
     const route = schemeId === undefined ? TILEJSON_ROUTE : SCHEME_TILEJSON_ROUTE;
     const base = deps.baseUrl(request.headers);
-    const meta = deps.catalog.current().get(timestamp);
-    if (meta === undefined) throw new NotFoundError();
-    const key = `${meta.timestamp}\0${meta.etag}\0${base.url}\0${schemeId ?? ''}`;
-    const hit = rendered.get(key);
-    if (hit !== undefined) return answer(request, meta, hit, base.vary, route);
-    return render(meta, base.url, schemeId, key).then((doc) =>
-      answer(request, meta, doc, base.vary, route),
-    );
+    return withPublishedMeta(deps.catalog, timestamp, (meta) => {
+      const key = `${meta.timestamp}\0${meta.etag}\0${base.url}\0${schemeId ?? ''}`;
+      const hit = rendered.get(key);
+      if (hit !== undefined) return answer(request, meta, hit, base.vary, route);
+      return render(meta, base.url, schemeId, key).then((doc) =>
+        answer(request, meta, doc, base.vary, route),
+      );
+    });
   };
 }

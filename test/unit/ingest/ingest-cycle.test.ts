@@ -107,3 +107,24 @@ it('the delete grace is 10 minutes after the retention cutoff, to the minute', a
   expect(catalog.current().timestamps).toEqual([]);
   expect(await fs.readdir(dir)).toEqual([`${ts(69)}.pmtiles`]);
 });
+
+it('applies retention even when the listing fails', async () => {
+  let now = NOW;
+  const catalog = createMemoryCatalog();
+  const cycle = createIngestCycle({
+    source: createFsArchiveSource(dir),
+    catalog,
+    logger: createSilentLogger(),
+    retentionS: 3600,
+    now: () => now,
+  });
+  await write(`${ts(50)}.pmtiles`, buildArchive(ts(50), 1));
+  await write(`${ts(2)}.pmtiles`, buildArchive(ts(2), 1));
+  await cycle.run();
+  expect(catalog.current().timestamps).toEqual([ts(2), ts(50)]);
+  // The directory (the store) is gone, and the older frame leaves retention.
+  await fs.rm(dir, { recursive: true, force: true });
+  now = NOW + 20 * 60_000;
+  await expect(cycle.run()).rejects.toThrow(/ENOENT/);
+  expect(catalog.current().timestamps).toEqual([ts(2)]);
+});
