@@ -11,6 +11,7 @@ import { crc32 } from '../../../../../src/shared/crc32';
 import { failFor, Grib2Error } from '../../../../../src/sources/mrms/grib2/grib2-error';
 import { decodePngSamples } from '../../../../../src/sources/mrms/grib2/png-samples';
 import { gribPng, sectionOffsets } from '../../../../fixtures/grib2-encoder';
+import { pngjsRead, type PngjsImage } from '../../../../harness/pngjs-worker';
 import {
   mrmsSample,
   PRECIP_FLAG_SAMPLE,
@@ -33,12 +34,18 @@ function samplePng(file: string): { png: Buffer; bits: number } {
   };
 }
 
-/** pngjs's decode as big-endian packed samples (channel bytes in order, 16-bit grey as 2 bytes). */
-function pngjsSamples(png: Buffer): Uint8Array {
-  const image = PNG.sync.read(png, { skipRescale: true });
+/**
+ * pngjs's decode as big-endian packed samples (channel bytes in order, 16-bit grey as 2 bytes).
+ * The two real samples are decoded in a worker thread (`pngjs-worker.ts`: pngjs runs about
+ * four times slower inside jest's sandbox); the small generated images in the test itself.
+ */
+async function pngjsSamples(png: Buffer, inWorker = false): Promise<Uint8Array> {
+  const image = inWorker
+    ? await pngjsRead(png)
+    : (PNG.sync.read(png, { skipRescale: true }) as unknown as PngjsImage);
   const pixels = image.width * image.height;
   const data = image.data as unknown as ArrayLike<number>;
-  const { colorType, depth } = image as unknown as { colorType: number; depth: number };
+  const { colorType, depth } = image;
   const channels = colorType === 0 ? 1 : colorType === 2 ? 3 : 4;
   const bytesPerChannel = depth === 16 ? 2 : 1;
   const out = new Uint8Array(pixels * channels * bytesPerChannel);
@@ -65,19 +72,20 @@ describe('minimal PNG decoder against pngjs', () => {
   it.each([
     [REFLECTIVITY_SAMPLE, 16],
     [PRECIP_FLAG_SAMPLE, 8],
-  ])('decodes the PNG of %s to the samples pngjs gives', (file, bits) => {
+  ])('decodes the PNG of %s to the samples pngjs gives', async (file, bits) => {
     const { png, bits: templateBits } = samplePng(file);
     expect(templateBits).toBe(bits);
+    const oracle = pngjsSamples(png, true); // in a worker thread, meanwhile
     const ours = decodePngSamples(png, 7000 * 3500, templateBits, fail);
     expect(ours.bits).toBe(bits);
-    expectEqualBytes(ours.samples, pngjsSamples(png));
+    expectEqualBytes(ours.samples, await oracle);
   });
 
   const shapes = [8, 16, 24, 32];
   const filters = [0, 1, 2, 3, 4, -1];
   it.each(shapes.flatMap((bits) => filters.map((filter) => [bits, filter])))(
     '%i-bit pixels, pngjs filter type %i',
-    (bits, filter) => {
+    async (bits, filter) => {
       const random = createUniformSequence(bits * 10 + filter + 7);
       const [width, height] = [37, 11];
       const values = Array.from({ length: width * height }, () =>
@@ -85,7 +93,7 @@ describe('minimal PNG decoder against pngjs', () => {
       );
       const png = gribPng(values, width, height, bits, filter);
       const ours = decodePngSamples(png, width * height, bits, fail);
-      expectEqualBytes(ours.samples, pngjsSamples(png));
+      expectEqualBytes(ours.samples, await pngjsSamples(png));
     },
   );
 });
