@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suite drives as real servers and tools (everything
-# `npm test` needs besides Node 20). Idempotent: installs only what is missing. Installing
+# `npm test` needs besides Node 22 or 24). Idempotent: installs only what is missing. Installing
 # needs root: run it as root, or as a user with sudo (it re-runs itself under sudo when it has
 # something to install and is not root).
 set -euo pipefail

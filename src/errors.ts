@@ -4,6 +4,7 @@
  * listed in docs/behaviour.md) and `expose = true`; internal details stay in
  * `cause` and never reach a response body.
  */
+import { jsonText } from './shared/json-text';
 
 /** Base of every error that maps to a public error record. */
 export abstract class HttpError extends Error {
@@ -133,5 +134,5 @@ export class ServiceUnavailableError extends HttpError {
  * parser errors and the admin listener alike.
  */
 export function errorBody(error: HttpError): string {
-  return JSON.stringify({ error: { code: error.status, message: error.message } });
+  return jsonText({ error: { code: error.status, message: error.message } });
 }

@@ -36,6 +36,14 @@ const LOCAL_LOGO = `data:image/svg+xml,${encodeURIComponent(
   '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="16"><text x="0" y="12" font-family="sans-serif" font-size="12">Redocly</text></svg>',
 )}`;
 
+/**
+ * The page's icon, inline: without one the browser asks the origin for `/favicon.ico`, which
+ * is no route (a 404 in the console). A radar scope: rings and a sweep.
+ */
+const ICON_LINK = `<link rel="icon" href="data:image/svg+xml,${encodeURIComponent(
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="8" cy="8" r="7.5" fill="#10161e"/><circle cx="8" cy="8" r="6" fill="none" stroke="#3fa34d"/><circle cx="8" cy="8" r="3" fill="none" stroke="#3fa34d"/><path d="M8 8L13 3" stroke="#e6d23a" stroke-width="1.5"/></svg>',
+)}" />`;
+
 /** The description as a JavaScript object, read from its YAML source. */
 export async function readOpenApiSource(file: string = OPENAPI_SOURCE): Promise<unknown> {
   return parse(await fs.readFile(file, 'utf8'), { strict: true, uniqueKeys: true }) as unknown;
@@ -70,6 +78,11 @@ async function buildReference(jsonFile: string, outFile: string): Promise<void> 
         throw new Error(`Redoc no longer loads ${logo}: check the page for remote requests`);
       html = html.split(logo).join(LOCAL_LOGO);
     }
+    // The document's own head comes first (the inlined bundle holds more `<head>` text).
+    const head = html.indexOf('</head>');
+    if (head < 0 || head > html.indexOf('<body'))
+      throw new Error('Redoc page without a </head> before its <body>: cannot add its icon');
+    html = `${html.slice(0, head)}${ICON_LINK}${html.slice(head)}`;
     await fs.writeFile(outFile, html);
   } finally {
     await fs.rm(temp, { recursive: true, force: true });

@@ -4,6 +4,7 @@
  */
 import { loadConfigOrExit } from '../config';
 import { demoBanner } from '../embedded/demo-credentials';
+import { radarSourceLine } from '../embedded/source-banner';
 import { createLogger } from '../logger';
 import { onFatalErrors, onSignals } from '../wiring/lifecycle';
 import { buildReplica } from '../wiring/replica';
@@ -11,7 +12,14 @@ import { buildReplica } from '../wiring/replica';
 async function main(): Promise<void> {
   const config = loadConfigOrExit(process.env);
   const logger = createLogger(config.logLevel, { service: 'radar-api' });
-  const replica = await buildReplica(config, { logger });
+  // Notices for the person at the terminal wait until the banner is out, then go straight on.
+  let bannerOut = false;
+  const pending: string[] = [];
+  const notify = (text: string) => {
+    if (bannerOut) process.stderr.write(text);
+    else pending.push(text);
+  };
+  const replica = await buildReplica(config, { logger, notify });
   // Drain as at SIGTERM, plus time to close clients.
   onFatalErrors({
     logger,
@@ -23,6 +31,9 @@ async function main(): Promise<void> {
     const host = bound === '0.0.0.0' || bound === '::' ? 'localhost' : bound;
     process.stderr.write(`${demoBanner(`http://${host}:${replica.port}`, replica.demo)}\n`);
   }
+  if (config.embedded) process.stderr.write(`${radarSourceLine(config)}\n`);
+  bannerOut = true;
+  for (const text of pending.splice(0)) process.stderr.write(text);
   onSignals(replica.shutdown);
 }
 

@@ -3,7 +3,8 @@
  *
  * - `npm run mrms -- --file <grib2[.gz]> --out <dir>` converts one file to
  *   `<dir>/{YYYYMMDDHHmm}.pmtiles` (the GRIB2 valid time, UTC, to the minute), written
- *   atomically, and exits (1 when the file is not valid GRIB2 or not reflectivity).
+ *   atomically, and exits (1 when the file is not valid GRIB2 or not reflectivity, or when its
+ *   frame is older than `RADAR_RETENTION_S`: a service would unpublish and delete it).
  * - `npm run mrms` follows `MRMS_SOURCE` (NOAA's bucket by default) and publishes every new
  *   file once into the configured archive store (`S3_*` or `RADAR_DATA_DIR`), with the leader
  *   lease in Redis when `REDIS_URL` is set, and metrics on `ADMIN_PORT`.
@@ -14,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createDirectorySink } from '../adapters/fs/frame-sink';
 import { loadConfigOrExit } from '../config';
+import { describeSeconds, outsideRetention, type RetentionRefusal } from '../domain/retention';
 import { parseCommandLine } from './command-line';
 import { createLogger } from '../logger';
 import { Grib2Error } from '../sources/mrms/grib2/grib2-error';
@@ -27,7 +29,9 @@ import { buildMrmsProducer } from '../wiring/mrms';
 const USAGE = `usage: mrms --file FILE [--out DIR] [--max-zoom Z]
        mrms
 
-  --file FILE    convert one MRMS GRIB2 file (.grib2 or .grib2.gz) and exit
+  --file FILE    convert one MRMS GRIB2 file (.grib2 or .grib2.gz) and exit; a frame older
+                 than RADAR_RETENTION_S (default 6 h) is refused, since a service would
+                 unpublish and delete it: set a longer retention for both
   --out DIR      where --file writes {YYYYMMDDHHmm}.pmtiles (default ./data)
   --max-zoom Z   deepest zoom of --file, ${MRMS_LIMITS.maxZoom.min}..${MRMS_LIMITS.maxZoom.max} (default ${MRMS_LIMITS.maxZoom.default})
 
@@ -50,8 +54,31 @@ function parse(argv: string[]) {
   return { help: values.help, file: values.file, out: values.out, maxZoom };
 }
 
+/** The refusal of a frame the service would unpublish and delete (`RADAR_RETENTION_S`). */
+function retentionMessage(
+  timestamp: string,
+  validTimeMs: number,
+  out: string,
+  refusal: RetentionRefusal,
+): string {
+  const { ageS, retentionS, suggestedRetentionS } = refusal;
+  return [
+    `mrms: frame ${timestamp} (valid ${new Date(validTimeMs).toISOString()}) is ${describeSeconds(ageS)} old,`,
+    `  older than RADAR_RETENTION_S (${retentionS} s, ${describeSeconds(retentionS)}): a service reading ${out}`,
+    '  would unpublish it and delete its file. Nothing was written.',
+    '  To keep and look at it, give this command and the service the same longer retention:',
+    `  RADAR_RETENTION_S=${suggestedRetentionS} (see "Looking at a past frame" in docs/mrms.md).`,
+    '',
+  ].join('\n');
+}
+
 /** `--file`: one conversion in this process, written atomically. */
-async function convertOne(file: string, out: string, maxZoom: number): Promise<number> {
+async function convertOne(
+  file: string,
+  out: string,
+  maxZoom: number,
+  retentionS: number,
+): Promise<number> {
   const began = performance.now();
   const name = path.basename(file);
   let bytes: Buffer;
@@ -72,6 +99,11 @@ async function convertOne(file: string, out: string, maxZoom: number): Promise<n
     throw error;
   }
   const { timestamp, validTimeMs } = mrmsArchiveFacts(archive);
+  const refusal = outsideRetention(validTimeMs, Date.now(), retentionS);
+  if (refusal !== undefined) {
+    process.stderr.write(retentionMessage(timestamp, validTimeMs, out, refusal));
+    return 1;
+  }
   const sink = createDirectorySink(out);
   const existed = await sink.has(timestamp);
   await sink.put(timestamp, archive);
@@ -88,11 +120,12 @@ async function convertOne(file: string, out: string, maxZoom: number): Promise<n
 async function main(): Promise<void> {
   const args = parseCommandLine(process.argv.slice(2), parse, USAGE);
   if (args === undefined) return;
+  const config = loadConfigOrExit(process.env);
   if (args.file !== undefined) {
-    process.exitCode = await convertOne(args.file, args.out, args.maxZoom);
+    const { retentionS } = config.publication;
+    process.exitCode = await convertOne(args.file, args.out, args.maxZoom, retentionS);
     return;
   }
-  const config = loadConfigOrExit(process.env);
   const logger = createLogger(config.logLevel, { service: 'radar-mrms' });
   const producer = await buildMrmsProducer(config, { logger });
   onFatalErrors({ logger, shutdown: producer.shutdown, deadlineMs: 30_000 });

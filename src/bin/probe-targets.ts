@@ -10,6 +10,7 @@ import http from 'node:http';
 import { parseArgs } from 'node:util';
 import { createLatestArchiveTargets } from '../probe/latest-archive-targets';
 import { createLogger } from '../logger';
+import { jsonText } from '../shared/json-text';
 
 const USAGE =
   'usage: probe-targets --edge <url> --key-file <file> [--app radar-probe] [--port 9465] [--host 0.0.0.0]';
@@ -43,7 +44,7 @@ function main(): void {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' || (path !== '/targets' && path !== '/healthz')) {
       res.writeHead(404, { 'Content-Type': 'application/json' });
-      res.end('{"error":{"code":404,"message":"Not Found"}}');
+      res.end(jsonText({ error: { code: 404, message: 'Not Found' } }));
       return;
     }
     if (path === '/healthz') {
@@ -54,7 +55,7 @@ function main(): void {
     void targets().then(({ groups, error }) => {
       if (error) logger.warn({ error }, 'probe targets: kept the last known archive');
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-      res.end(JSON.stringify(groups));
+      res.end(jsonText(groups));
     });
   });
   server.listen(port, values.host, () => {

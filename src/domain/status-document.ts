@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { CatalogReader, CatalogSnapshot } from './ports';
+import { jsonBytes } from '../shared/json-text';
 
 /** A content coding the document is prepared in. */
 export type StatusEncoding = 'identity' | 'gzip' | 'br';
@@ -55,9 +56,7 @@ export function renderStatus(
 ): StatusDocument | undefined {
   const latest = snapshot.timestamps[0];
   if (latest === undefined) return undefined;
-  return preparedDocument(
-    Buffer.from(JSON.stringify({ healthy, latest, timestamps: snapshot.timestamps })),
-  );
+  return preparedDocument(jsonBytes({ healthy, latest, timestamps: snapshot.timestamps }));
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   ServiceUnavailableError,
   type HttpError,
 } from '../errors';
+import { jsonText } from '../shared/json-text';
 
 export interface AdminDeps {
   /** Readiness with a short reason when not ready. */
@@ -48,7 +49,7 @@ export function usageQuestion(query: string): UsageQuestion | undefined {
 }
 
 function reply(res: http.ServerResponse, status: number, body: unknown): void {
-  send(res, status, JSON.stringify(body));
+  send(res, status, jsonText(body));
 }
 
 function send(res: http.ServerResponse, status: number, text: string, headers = {}): void {

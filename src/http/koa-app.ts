@@ -12,6 +12,7 @@ import type { AnswerWriter } from './answer-writer';
 import { type Answer, UNMATCHED_ROUTE } from './core/answer';
 import type { Core } from './core/core';
 import { nodeRequest } from './node-request';
+import { jsonBytes } from '../shared/json-text';
 
 export interface KoaAppDeps {
   readonly core: Core;
@@ -30,8 +31,10 @@ function routeOf(ctx: Context): string {
 function answerOf(ctx: Context): Answer {
   const status = ctx.status;
   const headers: string[] = [];
+  // `Vary` is the writer's to write (it always varies on Origin): a route's own goes with it.
+  const vary = ctx.response.get('Vary');
   for (const [name, value] of Object.entries(ctx.response.headers)) {
-    if (name === 'content-length' || value === undefined) continue;
+    if (name === 'content-length' || name === 'vary' || value === undefined) continue;
     for (const one of Array.isArray(value) ? value : [value]) headers.push(name, String(one));
   }
   const raw: unknown = ctx.body;
@@ -39,12 +42,13 @@ function answerOf(ctx: Context): Answer {
   if (raw instanceof Readable) body = raw;
   else if (Buffer.isBuffer(raw)) body = raw;
   else if (typeof raw === 'string') body = Buffer.from(raw);
-  else if (raw !== null && raw !== undefined) body = Buffer.from(JSON.stringify(raw));
+  else if (raw !== null && raw !== undefined) body = jsonBytes(raw);
   const length = Buffer.isBuffer(body) && ctx.method !== 'HEAD' ? body.length : ctx.response.length;
   return {
     status,
     route: routeOf(ctx),
     headers,
+    ...(vary !== '' ? { vary } : {}),
     ...(body !== undefined ? { body } : {}),
     ...(length !== undefined && status !== 204 && status !== 304 ? { length } : {}),
   };

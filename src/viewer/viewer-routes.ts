@@ -74,7 +74,10 @@ function contentSecurityPolicy(apiBaseUrl: string | undefined): string {
   ].join('; ');
 }
 
-/** Creates the viewer router: `/viewer` (redirect), `/viewer/`, `/viewer/config.json`, assets. */
+/**
+ * Creates the viewer router: `/` (a browser is sent to the viewer), `/viewer` (redirect),
+ * `/viewer/`, `/viewer/config.json`, assets.
+ */
 export function createViewerRoutes(options: ViewerRoutesOptions = {}): Router {
   const assetsDir = options.assetsDir ?? defaultViewerAssetsDir();
   const config: ViewerConfig = {
@@ -108,6 +111,15 @@ export function createViewerRoutes(options: ViewerRoutesOptions = {}): Router {
 
   // Strict: `/viewer` and `/viewer/` are different routes (the first redirects to the second).
   const router = new Router({ strict: true });
+  // `/`: a person's browser (it asks for HTML by name) is led to the viewer; an API client
+  // (`*/*`, JSON, no Accept) gets the 404 of any path that is not a route.
+  router.get('/', (ctx) => {
+    if (!/\btext\/html\b/i.test(ctx.get('Accept'))) throw new NotFoundError();
+    ctx.set('Vary', 'Accept');
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.status = 302;
+    ctx.redirect('/viewer/');
+  });
   router.get('/viewer', (ctx) => {
     ctx.status = 301;
     ctx.redirect(`/viewer/${ctx.querystring ? `?${ctx.querystring}` : ''}`);

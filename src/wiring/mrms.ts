@@ -70,9 +70,13 @@ export function mrmsFollowerComponent(
     readonly registry?: Registry;
     readonly lease?: LeaderLease;
     readonly leaseRenewMs?: number;
+    /** Watches the feed's listings (an embedded replica's source watch). */
+    readonly watchFeed?: (feed: FileFeed) => FileFeed;
   } = {},
 ): { readonly follower: MrmsFollower; readonly component: Component } {
-  const { feed, connections } = openFileFeed(mrms);
+  const opened = openFileFeed(mrms);
+  const { connections } = opened;
+  const feed = options.watchFeed?.(opened.feed) ?? opened.feed;
   const pool = createMrmsPool({ size: mrms.workers, maxZoom: mrms.maxZoom });
   const follower = createMrmsFollower({
     feed,
@@ -118,9 +122,11 @@ export function backgroundMrms(
   mrms: MrmsSettings,
   logger: Logger,
   registry: Registry,
+  watchFeed?: (feed: FileFeed) => FileFeed,
 ): Component {
   const { component } = mrmsFollowerComponent(sink, mrms, logger.child({ component: 'mrms' }), {
     registry,
+    watchFeed,
   });
   return {
     name: 'mrms',

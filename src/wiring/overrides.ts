@@ -32,6 +32,11 @@ export interface ReplicaOverrides {
   readonly openApiAssetsDir?: string;
   /** Wraps the ports the HTTP layer is given (spies in tests); the originals keep running. */
   readonly decoratePorts?: (ports: ReplicaPorts) => ReplicaPorts;
+  /**
+   * Plain-words notices for the person at the terminal (`npm start` writes them to stderr),
+   * such as an in-process MRMS source that does not answer. Default: logged only.
+   */
+  readonly notify?: (text: string) => void;
 }
 
 export interface IngestOverrides {

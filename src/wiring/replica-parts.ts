@@ -46,6 +46,7 @@ import {
 } from './redis';
 import { backgroundMrms } from './mrms';
 import { backgroundSimulator } from './simulator';
+import { ALWAYS_ANSWERED, createSourceWatch } from './source-watch';
 
 export interface ReplicaParts {
   readonly catalog: CatalogReader;
@@ -54,6 +55,8 @@ export interface ReplicaParts {
   readonly limiter: RateLimiter;
   readonly probe: StoreProbe;
   readonly healthy: () => boolean;
+  /** Whether the in-process radar source has answered once (always true without one). */
+  readonly sourceAnswered: () => boolean;
   readonly statusDocument: () => StatusDocument | undefined;
   /** Present in embedded mode when the demo key file is in use. */
   readonly demo: DemoCredentials | undefined;
@@ -186,20 +189,27 @@ export async function assembleReplica(
       stop: async () => warmer.stop(),
     });
   }
+  // The in-process producer: the simulator, or live MRMS radar (RADAR_SOURCE=mrms), whose
+  // source is watched: until it answers, frames already on disk are not live radar of it.
+  const sourceWatch =
+    config.simulate && config.radarSource === 'mrms'
+      ? createSourceWatch({ logger, notify: overrides.notify })
+      : ALWAYS_ANSWERED;
   if (config.simulate) {
-    // The in-process producer: the simulator, or live MRMS radar (RADAR_SOURCE=mrms).
     components.push(
       config.radarSource === 'mrms'
-        ? backgroundMrms(archives.frameSink(), config.mrms, logger, registry)
+        ? backgroundMrms(archives.frameSink(), config.mrms, logger, registry, sourceWatch.watch)
         : backgroundSimulator(archives.frameSink(), config.simulator, logger),
     );
+    components.push(sourceWatch.component);
   }
 
-  const healthy = createHealthCheck({
+  const catalogHealthy = createHealthCheck({
     catalog,
     storeReachable,
     staleAfterS: config.publication.staleAfterS,
   });
+  const healthy = () => sourceWatch.answered() && catalogHealthy();
   replicaGauges(registry, {
     cacheBytes: () => store.size(),
     breakerOpen: () => archives.breakerOpen(),
@@ -232,6 +242,7 @@ export async function assembleReplica(
     limiter,
     probe,
     healthy,
+    sourceAnswered: sourceWatch.answered,
     statusDocument: createStatusDocumentSource({ catalog, healthy }),
     demo,
     onArchiveFormatError: archiveFormatReports(registry, revalidation, logger),

@@ -148,6 +148,9 @@ export async function buildReplica(
       // them out of the load balancer would also take /status.json down.
       if (!parts.probe.everReachable())
         return { ready: false, reason: 'archive store not reached yet' };
+      // An in-process radar source (RADAR_SOURCE=mrms) that has never answered: what the data
+      // folder holds is not live radar of it.
+      if (!parts.sourceAnswered()) return { ready: false, reason: 'radar source not answered yet' };
       return { ready: true };
     },
     metrics: () => exposition(registry),

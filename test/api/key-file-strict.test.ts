@@ -54,7 +54,11 @@ async function statusFrom(origin: string): Promise<number> {
   return res.status === 503 ? 200 : res.status;
 }
 
-/** Writes `text` as the key file and waits for the reload's failure naming `field`. */
+/**
+ * Writes `text` as the key file and waits for the reload's failure naming `field`. A change
+ * can be seen twice (the watcher's event and the stat poll), so the previous file's failure may
+ * be logged once more after this write: the awaited line is the one that names `field`.
+ */
 async function writeInvalid(text: string, field: string): Promise<Record<string, unknown>> {
   const before = lines.length;
   await fs.writeFile(api.keysFile, text);
@@ -63,8 +67,11 @@ async function writeInvalid(text: string, field: string): Promise<Record<string,
     () =>
       (failure = lines
         .slice(before)
-        .find((l) => l['msg'] === 'key file reload failed; keeping the last good keys')) !==
-      undefined,
+        .find(
+          (l) =>
+            l['msg'] === 'key file reload failed; keeping the last good keys' &&
+            String(l['err']).includes(field),
+        )) !== undefined,
     5000,
     `reload failure naming ${field}`,
   );

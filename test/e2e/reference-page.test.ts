@@ -41,9 +41,8 @@ it('renders every operation and makes no request to another origin', async () =>
   page.on('requestfailed', (req) => failed.push(`${req.url()} ${req.failure()?.errorText}`));
   const refused: string[] = [];
   page.on('response', (res) => {
-    // The browser's own favicon probe is the only request the page does not make.
-    if (res.status() >= 400 && new URL(res.url()).pathname !== '/favicon.ico')
-      refused.push(`${res.status()} ${res.url()}`);
+    // Nothing is refused, the browser's own favicon probe included (the page has its icon).
+    if (res.status() >= 400) refused.push(`${res.status()} ${res.url()}`);
   });
   page.on('console', (msg) => {
     if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource'))
@@ -88,5 +87,12 @@ it('renders every operation and makes no request to another origin', async () =>
     consoleErrors: [],
   });
   expect(requested.length).toBeGreaterThan(0);
+  // Its own icon, inline, so the browser never asks the origin for /favicon.ico.
+  const icons = await page.$$eval('link[rel="icon"]', (links) =>
+    links.map((link) => link.getAttribute('href') ?? ''),
+  );
+  expect(icons).toHaveLength(1);
+  expect(icons[0]).toMatch(/^data:image\/svg\+xml,/);
+  expect(requested.filter((url) => url.endsWith('/favicon.ico'))).toEqual([]);
   await page.close();
 });

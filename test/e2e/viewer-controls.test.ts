@@ -135,6 +135,21 @@ it.each([
     expect({ legend, attribution, overlap }).toEqual({ legend, attribution, overlap: false });
     expect(legend.bottom).toBeLessThanOrEqual(height);
     expect(attribution.bottom).toBeLessThanOrEqual(height);
+
+    // The scheme menu shows whole scheme names: as wide as it is with no width limit, and
+    // inside the legend.
+    const menu = await page.$eval('#scheme', (element) => {
+      const select = element as HTMLSelectElement;
+      const shown = select.offsetWidth;
+      select.style.maxWidth = 'none';
+      const natural = select.offsetWidth;
+      select.style.maxWidth = '';
+      return { shown, natural };
+    });
+    expect(menu.shown).toBe(menu.natural);
+    const picker = await box(page, '#scheme');
+    expect(picker.right).toBeLessThanOrEqual(legend.right);
+    expect(picker.left).toBeGreaterThanOrEqual(legend.left);
     await page.close();
     expect(pageErrors).toEqual([]);
   },

@@ -74,6 +74,12 @@ it('shows the squall line from Texas to the Ohio Valley, and nothing where no ra
   await mapIdle(page);
   expect(await page.getAttribute('#time-utc', 'data-timestamp')).toBe(SAMPLE_TIMESTAMP);
   expect(await page.textContent('#frame-count')).toBe('Frame 1 of 1');
+  // An archived frame is named by its date, not by its age in hours; the quota's reset carries
+  // its zone like every other time on the page.
+  expect(await page.textContent('#age')).toBe('Latest frame from 2023-04-06 12:00 UTC');
+  await page.waitForFunction(() =>
+    /resets \d\d:\d\d:\d\d UTC\)/.test(document.getElementById('quota')?.textContent ?? ''),
+  );
   // Credited to NOAA's MRMS, from the archive's metadata, not to the simulator.
   await page.waitForFunction(
     () => document.querySelector('.maplibregl-ctrl-attrib')?.textContent?.includes('MRMS'),

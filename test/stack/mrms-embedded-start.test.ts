@@ -61,6 +61,11 @@ it('publishes and serves MRMS frames instead of simulated ones', async () => {
       headers: { ...headers, Range: 'bytes=0-16383' },
     });
     expect(range.status).toBe(206);
+    // The source answered: ready, and the banner named it.
+    expect((await request(`http://127.0.0.1:${adminPort}`, '/readyz')).status).toBe(200);
+    expect(proc.stderr()).toContain(
+      `Radar:   live NOAA MRMS radar (RADAR_SOURCE=mrms) from ${path.join(cwd, 'mrms')}`,
+    );
     const metrics = (await request(`http://127.0.0.1:${adminPort}`, '/metrics')).body.toString();
     expect(seriesValue(metrics, 'radar_mrms_frames_converted_total')).toBe(1);
     expect(seriesValue(metrics, 'radar_mrms_leader')).toBe(1);

@@ -101,6 +101,7 @@ function expectEdgeRecord(res: RawResponse, code: number, message: string): void
   expect(res.headers['x-content-type-options']).toBe('nosniff');
   expect(res.headers['x-request-id']).toMatch(/^[0-9a-f]{32}$/);
   expect(res.json()).toEqual({ error: { code, message } });
+  expect(res.body.toString().endsWith('}\n')).toBe(true);
 }
 
 beforeAll(async () => {
@@ -485,7 +486,7 @@ describe('edge behaviour', () => {
       expect(answer).toMatch(/^HTTP\/1\.1 400 /);
       expect(answer).toMatch(/\r\nContent-Type: application\/json\r\n/);
       expect(answer.slice(answer.indexOf('\r\n\r\n') + 4)).toBe(
-        '{"error":{"code":400,"message":"Bad Request"}}',
+        '{"error":{"code":400,"message":"Bad Request"}}\n',
       );
     }
   });

@@ -108,7 +108,7 @@ it('slowloris and idle clients are cut off by the request timeout and never hold
     if (text !== '') {
       expect(text).toMatch(/^HTTP\/1\.1 408 /);
       expect(text).toMatch(/\r\nX-Content-Type-Options: nosniff\r\n/i);
-      expect(text.endsWith('{"error":{"code":408,"message":"Request Timeout"}}')).toBe(true);
+      expect(text.endsWith('{"error":{"code":408,"message":"Request Timeout"}}\n')).toBe(true);
     }
   }
   expect(latencies.length).toBeGreaterThan(10);

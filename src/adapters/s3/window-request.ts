@@ -64,7 +64,7 @@ export function createWindowRequester(
       request.once('socket', () => {
         clearTimeout(waitTimer);
         if (settled) return;
-        const since = Date.now();
+        const since = activity.now();
         firstByteTimer = setTimeout(() => {
           if (activity.deliveredSince(since)) cancel(new StoreBusyError('store-busy'), 'release');
           else cancel(new S3TimeoutError(timeoutMs), 'failure');

@@ -11,6 +11,7 @@ import { buildLegend } from '../../tiles/legend-document';
 import type { Answer } from './answer';
 import { LEGEND_ROUTE } from './route-table';
 import { answerPrepared } from './status-answer';
+import { jsonBytes } from '../../shared/json-text';
 
 /**
  * Freshness of the legend in caches: an hour, so a deploy that adds a scheme reaches every
@@ -23,7 +24,7 @@ export const LEGEND_MAX_AGE_S = 3600;
 export function createLegendAnswerer(
   cacheControl: 'private' | 'public',
 ): (headers: IncomingHttpHeaders) => Answer {
-  const doc = preparedDocument(Buffer.from(JSON.stringify(buildLegend())));
+  const doc = preparedDocument(jsonBytes(buildLegend()));
   const caching = `${cacheControl}, max-age=${LEGEND_MAX_AGE_S}`;
   return (headers) => answerPrepared(headers, doc, LEGEND_ROUTE, caching);
 }

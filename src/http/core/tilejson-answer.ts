@@ -22,6 +22,7 @@ import type { PublicBaseUrl } from './public-base-url';
 import { withPublishedMeta } from './published-meta';
 import type { CoreRequest } from './request';
 import { SCHEME_TILEJSON_ROUTE, TILEJSON_ROUTE } from './route-table';
+import { jsonBytes } from '../../shared/json-text';
 
 export interface TileJsonRouteDeps {
   readonly catalog: CatalogReader;
@@ -104,9 +105,7 @@ export function createTileJsonAnswerer(
       deps.tiles.header(meta),
       deps.tiles.metadata(meta),
     ]);
-    const body = Buffer.from(
-      JSON.stringify(buildTileJson(baseUrl, meta.timestamp, header, metadata, schemeId)),
-    );
+    const body = jsonBytes(buildTileJson(baseUrl, meta.timestamp, header, metadata, schemeId));
     const etag = `"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"`;
     const value = { body, etag };
     rendered.set(key, value);

@@ -47,7 +47,7 @@ export const ERROR_MESSAGES: Readonly<Record<number, string>> = {
 
 /** The exact error record body for a status. */
 export function errorRecordText(status: number): string {
-  return JSON.stringify({ error: { code: status, message: ERROR_MESSAGES[status] } });
+  return `${JSON.stringify({ error: { code: status, message: ERROR_MESSAGES[status] } })}\n`;
 }
 
 export interface StoreCall {
