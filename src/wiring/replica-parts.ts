@@ -44,7 +44,7 @@ import {
   sharedStoreHealth,
   type RedisWiring,
 } from './redis';
-import { backgroundMrms } from './mrms';
+import { backgroundMrms, localFileVerdicts } from './mrms';
 import { backgroundSimulator } from './simulator';
 
 export interface ReplicaParts {
@@ -190,7 +190,13 @@ export async function assembleReplica(
     // The in-process producer: the simulator, or live MRMS radar (RADAR_SOURCE=mrms).
     components.push(
       config.radarSource === 'mrms'
-        ? backgroundMrms(archives.frameSink(), config.mrms, logger, registry)
+        ? backgroundMrms(
+            archives.frameSink(),
+            config.mrms,
+            logger,
+            registry,
+            localFileVerdicts(config.archives),
+          )
         : backgroundSimulator(archives.frameSink(), config.simulator, logger),
     );
   }

@@ -21,7 +21,7 @@ let cwd: string;
 beforeAll(async () => {
   cwd = await fs.mkdtemp(path.join(os.tmpdir(), 'radar-mrms-start-'));
   await fs.mkdir(path.join(cwd, 'mrms'));
-  await fs.symlink(mrmsSample(REFLECTIVITY_SAMPLE), path.join(cwd, 'mrms', REFLECTIVITY_SAMPLE));
+  await fs.copyFile(mrmsSample(REFLECTIVITY_SAMPLE), path.join(cwd, 'mrms', REFLECTIVITY_SAMPLE));
 });
 afterAll(() => fs.rm(cwd, { recursive: true, force: true }));
 

@@ -97,7 +97,7 @@ it.each<Stop>(['SIGTERM to npm', 'Ctrl-C'])(
   async (how) => {
     const feed = path.join(dir, 'mrms');
     await fs.mkdir(feed);
-    await fs.symlink(mrmsSample(REFLECTIVITY_SAMPLE), path.join(feed, REFLECTIVITY_SAMPLE));
+    await fs.copyFile(mrmsSample(REFLECTIVITY_SAMPLE), path.join(feed, REFLECTIVITY_SAMPLE));
     const adminPort = await freePort();
     const script = runNpmScript(['run', 'mrms'], {
       MRMS_SOURCE: feed,
