@@ -2,7 +2,7 @@
  * `RADAR_SOURCE=mrms npm start` (the built embedded entry point, a real process) following a
  * hostile directory: a link to /dev/zero, a FIFO, links to `.` and `/`, and a 503-byte file
  * that is the CONUS grid full of echo, beside the real NOAA sample. The API keeps answering
- * `/healthz` while the producer works through them, the sample's frame is published and
+ * (`/healthz`, `/status.json`) while the producer works through them, the sample's frame is published and
  * listed (the CONUS file carries the same valid time: whichever is converted first names it),
  * the refused entries are counted, SIGTERM ends the process cleanly, and its peak RSS (the API and
  * its render worker together) stays under a fixed ceiling. The figure is printed.
@@ -70,11 +70,12 @@ it('keeps serving, publishes the sample and counts the hostile entries', async (
       seriesValue((await request(admin, '/metrics')).body.toString(), series);
     await waitFor(
       async () => {
-        // Every look also asks the API: it must answer throughout.
-        expect((await request(base, '/healthz')).status).toBe(200);
+        // Every look also asks the API: it must answer throughout (503 until a frame is out).
+        expect((await request(admin, '/healthz')).status).toBe(200);
+        const listed = (await request(base, '/status.json', { headers })).status;
+        expect([200, 503]).toContain(listed);
         return (
-          (await request(base, '/status.json', { headers })).status === 200 &&
-          (await metric('radar_mrms_failures_total{reason="bad-file"}')) >= 2
+          listed === 200 && (await metric('radar_mrms_failures_total{reason="bad-file"}')) >= 2
         );
       },
       120_000,
