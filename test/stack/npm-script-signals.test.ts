@@ -106,7 +106,9 @@ it.each<Stop>(['SIGTERM to npm', 'Ctrl-C'])(
     });
     running.push(script);
     await script.waitFor(/mrms frame published/);
-    expect(await fs.readdir(path.join(dir, 'data'))).toEqual(['202304061200.pmtiles']);
+    expect((await fs.readdir(path.join(dir, 'data'))).filter((f) => !f.startsWith('.'))).toEqual([
+      '202304061200.pmtiles',
+    ]);
     expect(await acceptsConnections(adminPort)).toBe(true);
 
     expect(await stop(script, how)).toEqual({ code: 0 });
