@@ -3,8 +3,10 @@
  *
  * - `npm run mrms -- --file <grib2[.gz]> --out <dir>` converts one file to
  *   `<dir>/{YYYYMMDDHHmm}.pmtiles` (the GRIB2 valid time, UTC, to the minute), written
- *   atomically, and exits (1 when the file is not valid GRIB2 or not reflectivity, or when its
- *   frame is older than `RADAR_RETENTION_S`: a service would unpublish and delete it).
+ *   atomically, and exits (1 with one `mrms: <file>: <problem>` line when the file is not
+ *   valid GRIB2, not reflectivity, past the limits of `mrms-limits.ts`, or fails otherwise;
+ *   1 too when its frame is older than `RADAR_RETENTION_S`: a service would unpublish and
+ *   delete it).
  * - `npm run mrms` follows `MRMS_SOURCE` (NOAA's bucket by default) and publishes every new
  *   file once into the configured archive store (`S3_*` or `RADAR_DATA_DIR`), with the leader
  *   lease in Redis when `REDIS_URL` is set, and metrics on `ADMIN_PORT`.
@@ -96,7 +98,9 @@ async function convertOne(
       process.stderr.write(`mrms: ${error.message}\n`);
       return 1;
     }
-    throw error;
+    // Anything else is a fault of the converter on this input: still one line naming the file.
+    process.stderr.write(`mrms: ${name}: conversion failed: ${String(error)}\n`);
+    return 1;
   }
   const { timestamp, validTimeMs } = mrmsArchiveFacts(archive);
   const refusal = outsideRetention(validTimeMs, Date.now(), retentionS);

@@ -307,6 +307,12 @@ export interface FeedFile {
   readonly name: string;
   /** The time its name carries (the product's valid time to the second), epoch ms. */
   readonly timeMs: number;
+  /**
+   * What the feed knows of this copy of the file (a directory's size and mtime), when it
+   * knows it: a file refused as bad is tried again once its version changes (it was still
+   * being written), never for the life of the process.
+   */
+  readonly version?: string;
 }
 
 /** A source of data files of one product. */
@@ -325,12 +331,37 @@ export interface FileFeed {
   read(file: FeedFile, maxBytes: number): Promise<Buffer>;
 }
 
+/**
+ * What a producer remembers of one feed file across restarts: the version it was about to
+ * convert, how many conversions of it began without ending (the process died on it), and,
+ * once it is refused for good, why.
+ */
+export interface FileVerdict {
+  readonly version?: string;
+  readonly attempts: number;
+  readonly refused?: string;
+}
+
+/**
+ * Where the MRMS producer keeps its verdicts on feed files, beside its leader lease (a Redis
+ * hash with Redis, a small file beside the archives without), so a file that killed a
+ * producer or was refused is not fetched again by the next process.
+ */
+export interface FileVerdictStore {
+  get(key: string): Promise<FileVerdict | undefined>;
+  set(key: string, verdict: FileVerdict): Promise<void>;
+  delete(key: string): Promise<void>;
+  /** Forgets every key not in `keep` (files that left the feed), so the store stays small. */
+  retain(keep: ReadonlySet<string>): Promise<void>;
+}
+
 /** One feed file that cannot be read, for a reason no retry changes. */
 export class FeedFileError extends Error {
   override readonly name = 'FeedFileError';
   constructor(
     readonly key: string,
-    readonly reason: 'missing' | 'too-large',
+    /** `not-a-file`: a special file, or a link leading out of the feed (never read). */
+    readonly reason: 'missing' | 'too-large' | 'not-a-file',
     detail: string,
   ) {
     super(`${key}: ${detail}`);

@@ -10,7 +10,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { RenderReply, RenderRequest, RenderWorkerData } from './render-worker';
 import type { WorkerJobSpec } from './worker-job';
 
@@ -45,9 +45,29 @@ export class RenderJobError extends Error {
   }
 }
 
+/**
+ * The worker rendering an input died (its heap limit reached, or it exited): the input is the
+ * likely cause, so a source refuses it rather than retrying. `outOfMemory` when the worker hit
+ * its `resourceLimits`.
+ */
+export class RenderWorkerDiedError extends Error {
+  constructor(
+    message: string,
+    readonly outOfMemory: boolean,
+  ) {
+    super(message);
+    this.name = 'RenderWorkerDiedError';
+  }
+}
+
 /** Options of {@link createRenderPool}: what every worker runs, and how many workers. */
 export interface RenderPoolOptions {
   readonly job: WorkerJobSpec;
+  /**
+   * Heap limits of each worker: a job past them ends its worker alone (the job rejects with
+   * {@link RenderWorkerDiedError}, a new worker takes its place), never the whole process.
+   */
+  readonly resourceLimits?: ResourceLimits;
   /** Worker threads (default: one less than the cores, at least 1, leaving a core to the API). */
   readonly size?: number;
 }
@@ -102,7 +122,11 @@ export function createRenderPool<Input>(options: RenderPoolOptions): RenderPool<
 
   const spawn = (): Slot => {
     const slot: Slot = {
-      worker: new Worker(entry.file, { execArgv: entry.execArgv, workerData }),
+      worker: new Worker(entry.file, {
+        execArgv: entry.execArgv,
+        workerData,
+        resourceLimits: options.resourceLimits,
+      }),
       job: undefined,
     };
     slot.worker.unref();
@@ -127,8 +151,12 @@ export function createRenderPool<Input>(options: RenderPoolOptions): RenderPool<
       slot.job = undefined;
       const index = slots.indexOf(slot);
       if (index >= 0) slots.splice(index, 1);
+      const outOfMemory = (error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
       job?.reject(
-        new Error(`render worker died while rendering ${describe(job.input)}: ${error.message}`),
+        new RenderWorkerDiedError(
+          `render worker died while rendering ${describe(job.input)}: ${error.message}`,
+          outOfMemory,
+        ),
       );
       if (!closing) {
         slots.push(spawn());

@@ -6,13 +6,16 @@
  */
 import type { Registry } from 'prom-client';
 import { createHttpDirectoryFeed } from '../adapters/fetch/http-directory-feed';
+import path from 'node:path';
 import { createDirectoryFileFeed } from '../adapters/fs/directory-file-feed';
+import { createFileVerdicts, VERDICT_FILE_NAME } from '../adapters/fs/file-verdict-file';
 import { waitForRedisReady } from '../adapters/redis/client';
-import { MRMS_LEADER_KEY } from '../adapters/redis/keys';
+import { createRedisFileVerdicts } from '../adapters/redis/file-verdict-hash';
+import { MRMS_LEADER_KEY, MRMS_VERDICTS_KEY } from '../adapters/redis/keys';
 import { createBucketFileFeed } from '../adapters/s3/bucket-file-feed';
 import { createS3Client } from '../adapters/s3/client';
-import type { Config, MrmsSettings } from '../config';
-import type { FileFeed, FrameSink, LeaderLease } from '../domain/ports';
+import type { ArchivesBackend, Config, MrmsSettings } from '../config';
+import type { FileFeed, FileVerdictStore, FrameSink, LeaderLease } from '../domain/ports';
 import { createLogger, type Logger } from '../logger';
 import { createMrmsMetrics, mrmsGauges } from '../observability/mrms-metrics';
 import { createRegistry } from '../observability/registry';
@@ -55,10 +58,25 @@ export function openFileFeed(mrms: MrmsSettings): { feed: FileFeed; connections:
       };
     case 'dir':
       return {
-        feed: createDirectoryFileFeed({ dir: source.dir, productLevel }),
+        feed: createDirectoryFileFeed({
+          dir: source.dir,
+          productLevel,
+          walk: { timeoutMs },
+          readTimeoutMs: timeoutMs,
+        }),
         connections: closer('mrms-source', () => {}),
       };
   }
+}
+
+/**
+ * Where verdicts on feed files outlive a producer without Redis: a hidden file beside the
+ * archives when they are a directory; in memory (undefined) when they are in a bucket.
+ */
+export function localFileVerdicts(archives: ArchivesBackend): FileVerdictStore | undefined {
+  return archives.kind === 'fs'
+    ? createFileVerdicts(path.join(archives.dir, VERDICT_FILE_NAME))
+    : undefined;
 }
 
 /** The follower over `sink`, with its render pool and feed, as one component. */
@@ -72,6 +90,7 @@ export function mrmsFollowerComponent(
     readonly leaseRenewMs?: number;
     /** Watches the feed's listings (an embedded replica's source watch). */
     readonly watchFeed?: (feed: FileFeed) => FileFeed;
+    readonly verdicts?: FileVerdictStore;
   } = {},
 ): { readonly follower: MrmsFollower; readonly component: Component } {
   const opened = openFileFeed(mrms);
@@ -91,6 +110,7 @@ export function mrmsFollowerComponent(
     pollMs: mrms.pollS * 1000,
     lease: options.lease,
     leaseRenewMs: options.leaseRenewMs,
+    verdicts: options.verdicts,
     events: options.registry ? createMrmsMetrics(options.registry) : undefined,
   });
   if (options.registry) mrmsGauges(options.registry, follower);
@@ -123,10 +143,12 @@ export function backgroundMrms(
   logger: Logger,
   registry: Registry,
   watchFeed?: (feed: FileFeed) => FileFeed,
+  verdicts?: FileVerdictStore,
 ): Component {
   const { component } = mrmsFollowerComponent(sink, mrms, logger.child({ component: 'mrms' }), {
     registry,
     watchFeed,
+    verdicts,
   });
   return {
     name: 'mrms',
@@ -168,6 +190,9 @@ export async function buildMrmsProducer(
     registry,
     lease: redis ? redisLeaderLease(redis, owner, ttlMs, MRMS_LEADER_KEY) : undefined,
     leaseRenewMs: ttlMs / 3,
+    verdicts: redis
+      ? createRedisFileVerdicts(redis.client, MRMS_VERDICTS_KEY)
+      : localFileVerdicts(config.archives),
   });
   let firstPass: Promise<void> = Promise.resolve();
   const components: Component[] = [

@@ -44,7 +44,7 @@ import {
   sharedStoreHealth,
   type RedisWiring,
 } from './redis';
-import { backgroundMrms } from './mrms';
+import { backgroundMrms, localFileVerdicts } from './mrms';
 import { backgroundSimulator } from './simulator';
 import { ALWAYS_ANSWERED, createSourceWatch } from './source-watch';
 
@@ -198,7 +198,14 @@ export async function assembleReplica(
   if (config.simulate) {
     components.push(
       config.radarSource === 'mrms'
-        ? backgroundMrms(archives.frameSink(), config.mrms, logger, registry, sourceWatch.watch)
+        ? backgroundMrms(
+            archives.frameSink(),
+            config.mrms,
+            logger,
+            registry,
+            sourceWatch.watch,
+            localFileVerdicts(config.archives),
+          )
         : backgroundSimulator(archives.frameSink(), config.simulator, logger),
     );
     components.push(sourceWatch.component);

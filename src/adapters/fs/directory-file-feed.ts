@@ -2,48 +2,73 @@
  * A local directory as the MRMS follower's feed: every `MRMS_{product}_{time}.grib2.gz` below
  * it, at any depth (a copy of NOAA's day folders, a mount, files dropped in by hand). Other
  * files, other products and hidden names (partial downloads) are left alone.
+ *
+ * Nothing in the directory is trusted: the walk never follows a link to a directory nor goes
+ * past its caps (`feed-walk.ts`), a file is read only when it is a regular file inside the
+ * root, bounded by bytes and time (`feed-file-read.ts`), and a file modified in the last
+ * `settleMs` is left for a later pass (it is probably still being written). Each listed file
+ * carries its size and mtime as its version, so one refused while incomplete is tried again
+ * once it changes.
  */
 import fs from 'node:fs/promises';
-import path from 'node:path';
-import { FeedFileError, type FeedFile, type FileFeed } from '../../domain/ports';
-import { feedFile, newestFirst } from '../../sources/mrms/mrms-file-name';
+import type { FeedFile, FileFeed } from '../../domain/ports';
+import { withDeadline } from '../../shared/deadline';
+import { feedFile, newestFirst, parseMrmsFileName } from '../../sources/mrms/mrms-file-name';
+import { readFeedFile } from './feed-file-read';
+import { DEFAULT_FEED_WALK_LIMITS, walkFeed, type FeedWalkLimits } from './feed-walk';
 import { isMissingFile } from './read-errors';
 
-/** Reads `dir` recursively on every `newest`, so files added at any time are seen. */
-export function createDirectoryFileFeed(options: {
+/** Options of {@link createDirectoryFileFeed}. */
+export interface DirectoryFeedOptions {
   readonly dir: string;
   readonly productLevel: string;
-}): FileFeed {
+  /** Caps of each listing (depth, entries, time); defaults in `feed-walk.ts`. */
+  readonly walk?: Partial<FeedWalkLimits>;
+  /** Longest read of one file (default 30 s). */
+  readonly readTimeoutMs?: number;
+  /** A file modified more recently than this is not listed yet (default 2 s). */
+  readonly settleMs?: number;
+  /** The clock (epoch ms), for tests. */
+  readonly now?: () => number;
+}
+
+/** Reads `dir` on every `newest`, so files added at any time are seen. */
+export function createDirectoryFileFeed(options: DirectoryFeedOptions): FileFeed {
   const { dir, productLevel } = options;
+  const walk: FeedWalkLimits = { ...DEFAULT_FEED_WALK_LIMITS, ...options.walk };
+  const readTimeoutMs = options.readTimeoutMs ?? 30_000;
+  const settleMs = options.settleMs ?? 2000;
+  const now = options.now ?? Date.now;
+  const realRoot = () => withDeadline(fs.realpath(dir), walk.timeoutMs, `resolving ${dir}`);
   return {
     describe: `directory ${dir}`,
     async newest(count) {
-      const entries = await fs.readdir(dir, { recursive: true, encoding: 'utf8' });
-      const files: FeedFile[] = [];
-      for (const relative of entries) {
-        const name = path.basename(relative);
-        if (name.startsWith('.')) continue;
-        const file = feedFile(path.join(dir, relative), name, productLevel);
-        if (file) files.push(file);
+      const root = await realRoot();
+      const keep = (name: string) => parseMrmsFileName(name) !== undefined;
+      const named: FeedFile[] = [];
+      for (const entry of await walkFeed(root, walk, keep)) {
+        const file = feedFile(entry.path, entry.name, productLevel);
+        if (file) named.push(file);
       }
-      return newestFirst(files).slice(0, count);
+      // Only the newest are looked at (`stat`, bounded like the walk): at most `2 * count`.
+      const files: FeedFile[] = [];
+      for (const file of newestFirst(named).slice(0, 2 * count)) {
+        if (files.length === count) break;
+        let stat;
+        try {
+          stat = await withDeadline(fs.stat(file.key), walk.timeoutMs, `checking ${file.key}`);
+        } catch (error) {
+          if (isMissingFile(error)) continue; // gone since the walk
+          files.push(file); // a link loop or an unreadable entry: the read refuses it, counted
+          continue;
+        }
+        if (now() - stat.mtimeMs < settleMs) continue; // still being written: a later pass
+        files.push({ ...file, version: `${stat.size}:${stat.mtimeMs}:${stat.ino}` });
+      }
+      return files;
     },
     async read(file, maxBytes) {
-      let handle: fs.FileHandle;
-      try {
-        handle = await fs.open(file.key, 'r');
-      } catch (error) {
-        if (isMissingFile(error)) throw new FeedFileError(file.key, 'missing', 'the file is gone');
-        throw error;
-      }
-      try {
-        const { size } = await handle.stat();
-        if (size > maxBytes)
-          throw new FeedFileError(file.key, 'too-large', `${size} bytes exceed ${maxBytes}`);
-        return await handle.readFile();
-      } finally {
-        await handle.close();
-      }
+      return readFeedFile(await realRoot(), file.key, maxBytes, readTimeoutMs);
     },
   };
 }

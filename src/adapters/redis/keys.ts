@@ -56,6 +56,12 @@ export const INGEST_LEADER_KEY = `${HASH_TAG}:ingest:leader`;
 export const MRMS_LEADER_KEY = `${HASH_TAG}:mrms:leader`;
 
 /**
+ * Hash of the MRMS producers' verdicts on feed files (field: the file's key, value: JSON), so
+ * a file refused or fatal to one producer is not retried by the next leader.
+ */
+export const MRMS_VERDICTS_KEY = `${HASH_TAG}:mrms:verdicts`;
+
+/**
  * Set of published timestamps a replica found corrupt while serving, for the ingest leader to
  * re-validate: replicas `SADD`, the leader `SPOP`s them all at the start of a pass.
  */

@@ -3,7 +3,13 @@
  * listen), the failure reasons they are counted under, and its retry policy. The follower
  * itself is `mrms-follower.ts`.
  */
-import type { FileFeed, FrameSink, LeaderLease } from '../../domain/ports';
+import type {
+  FeedFileError,
+  FileFeed,
+  FileVerdictStore,
+  FrameSink,
+  LeaderLease,
+} from '../../domain/ports';
 import type { Logger } from '../../logger';
 import type { MrmsFrameInput } from './mrms-frame';
 
@@ -16,6 +22,19 @@ export const MRMS_FAILURE_REASONS = [
   'sink',
 ] as const;
 export type MrmsFailureReason = (typeof MRMS_FAILURE_REASONS)[number];
+
+/** The bad-input classes a conversion reports, and the reason each is counted under. */
+export const BAD_INPUT: Readonly<Record<string, MrmsFailureReason>> = {
+  Grib2Error: 'bad-file',
+  MrmsProductError: 'not-reflectivity',
+};
+
+/** How a feed's refusal of one file is counted. */
+export const FEED_REFUSAL: Readonly<Record<FeedFileError['reason'], MrmsFailureReason>> = {
+  missing: 'source',
+  'too-large': 'bad-file',
+  'not-a-file': 'bad-file',
+};
 
 /** What the follower reports as it works (the metrics listen). */
 export interface MrmsFollowerEvents {
@@ -61,6 +80,11 @@ export interface MrmsFollowerOptions {
   readonly maxFileBytes?: number;
   readonly retry?: Partial<RetryPolicy>;
   readonly events?: MrmsFollowerEvents;
+  /**
+   * Where verdicts on files outlive the process (beside the lease: Redis, or a file beside the
+   * archives); in memory when absent.
+   */
+  readonly verdicts?: FileVerdictStore;
   /** Conversion failures (not bad input) of one file before it is given up. */
   readonly conversionAttempts?: number;
 }

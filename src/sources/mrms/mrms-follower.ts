@@ -8,34 +8,32 @@
  *
  * Failures never stop it: a listing that fails is retried with exponential backoff; a
  * download that fails is retried a few times with backoff, then left for the next pass; a file
- * that is not valid GRIB2 or not reflectivity is counted and skipped for good; a failed upload
- * is retried at the next pass. With a leader lease, only the holder works; the others wait
- * and take over within the lease's TTL.
+ * that is not valid GRIB2 or not reflectivity is counted and refused (that version of it,
+ * across restarts when a verdict store is given); a failed upload is retried at the next
+ * pass. With a leader lease, only the holder works; the others wait and take over within the
+ * lease's TTL.
  */
 import { performance } from 'node:perf_hooks';
 import type { FeedFile } from '../../domain/ports';
 import { FeedFileError } from '../../domain/ports';
 import { formatTimestamp } from '../../domain/timestamps';
-import { RenderJobError } from '../../render/render-pool';
+import { RenderJobError, RenderWorkerDiedError } from '../../render/render-pool';
 import { backoffMs } from '../../shared/backoff';
 import { createLeadership } from '../../shared/leadership';
 import {
   DEFAULT_MAX_FILE_BYTES,
   DEFAULT_RETRY,
+  BAD_INPUT,
+  FEED_REFUSAL,
   type MrmsFailureReason,
   type MrmsFollower,
   type MrmsFollowerOptions,
   type RetryPolicy,
 } from './mrms-follower-contract';
+import { createFileBook, createMemoryFileVerdicts } from './file-verdicts';
 import { mrmsArchiveFacts } from './mrms-frame';
 
 export * from './mrms-follower-contract';
-
-/** The bad-input classes a conversion reports, and the reason each is counted under. */
-const BAD_INPUT: Readonly<Record<string, MrmsFailureReason>> = {
-  Grib2Error: 'bad-file',
-  MrmsProductError: 'not-reflectivity',
-};
 
 export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
   const { feed, sink, convert, logger, lease, events = {} } = options;
@@ -44,11 +42,14 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
   const conversionAttempts = options.conversionAttempts ?? 3;
   const concurrency = Math.max(1, options.concurrency);
 
-  /** Keys settled for good: published, found published, or bad input. */
-  const done = new Set<string>();
+  /** Files settled: published, found published, or refused (this version). */
+  const book = createFileBook(options.verdicts ?? createMemoryFileVerdicts());
   /** Unexpected conversion failures per key, until the file is given up. */
   const conversionFailures = new Map<string, number>();
   let stopped = false;
+  let halt: () => void = () => {};
+  /** Settles at `stop()`: a read still pending then is abandoned, never awaited. */
+  const halted = new Promise<undefined>((resolve) => (halt = () => resolve(undefined)));
   let newestMs: number | undefined;
   let started: Promise<void> | undefined;
   let loop: Promise<void> | undefined;
@@ -71,6 +72,12 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
   const noteNewest = (ms: number) => {
     if (newestMs === undefined || ms > newestMs) newestMs = ms;
   };
+  /** Refuses `file` for this version, counted under `reason` and logged as skipped. */
+  const skip = async (file: FeedFile, reason: MrmsFailureReason, problem: string) => {
+    fail(reason);
+    logger.warn({ file: file.key, reason, err: problem }, 'mrms file skipped');
+    await book.refuse(file, problem);
+  };
 
   /** Waits `ms`, or less when stopped or woken (leadership taken). */
   const pause = (ms: number) =>
@@ -89,12 +96,10 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
   const download = async (file: FeedFile): Promise<Buffer | undefined> => {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await feed.read(file, maxFileBytes);
+        return await Promise.race([feed.read(file, maxFileBytes), halted]);
       } catch (error) {
         if (error instanceof FeedFileError) {
-          done.add(file.key);
-          fail(error.reason === 'too-large' ? 'bad-file' : 'source');
-          logger.warn({ file: file.key, err: error.message }, 'mrms file skipped');
+          await skip(file, FEED_REFUSAL[error.reason], error.message);
           return undefined;
         }
         fail('source');
@@ -111,10 +116,46 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
     }
   };
 
+  /** Converts `file`'s bytes; `undefined` when the file was refused or the failure logged. */
+  const conversion = async (file: FeedFile, bytes: Buffer): Promise<Buffer | undefined> => {
+    const refusal = await book.begin(file);
+    if (refusal) {
+      if (refusal.fresh) {
+        fail('bad-file');
+        logger.warn(
+          { file: file.key, reason: 'bad-file', err: refusal.reason },
+          'mrms file skipped',
+        );
+      } else logger.debug({ file: file.key, err: refusal.reason }, 'mrms file refused earlier');
+      return undefined;
+    }
+    try {
+      return await convert({ name: file.name, bytes });
+    } catch (error) {
+      const reason = error instanceof RenderJobError ? BAD_INPUT[error.jobErrorName] : undefined;
+      if (reason !== undefined) {
+        await skip(file, reason, (error as Error).message);
+        return undefined;
+      }
+      if (error instanceof RenderWorkerDiedError) {
+        await skip(file, 'bad-file', error.message);
+        return undefined;
+      }
+      fail('conversion');
+      const failures = (conversionFailures.get(file.key) ?? 0) + 1;
+      conversionFailures.set(file.key, failures);
+      const givenUp = failures >= conversionAttempts;
+      logger.error({ file: file.key, err: error, failures, givenUp }, 'mrms conversion failed');
+      if (givenUp) await book.refuse(file, `conversion failed ${failures} times`);
+      else await book.end(file);
+      return undefined;
+    }
+  };
+
   const handle = async (file: FeedFile): Promise<void> => {
     const named = formatTimestamp(file.timeMs);
     if (await sink.has(named)) {
-      done.add(file.key);
+      await book.published(file);
       noteNewest(file.timeMs);
       events.onSkipped?.(named);
       logger.debug({ file: file.name, timestamp: named }, 'mrms frame already published');
@@ -123,34 +164,15 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
     const bytes = await download(file);
     if (bytes === undefined || !working()) return;
     const began = performance.now();
-    let archive: Buffer;
-    try {
-      archive = await convert({ name: file.name, bytes });
-    } catch (error) {
-      const reason = error instanceof RenderJobError ? BAD_INPUT[error.jobErrorName] : undefined;
-      if (reason !== undefined) {
-        done.add(file.key);
-        fail(reason);
-        logger.warn({ file: file.key, reason, err: (error as Error).message }, 'mrms file skipped');
-        return;
-      }
-      fail('conversion');
-      const failures = (conversionFailures.get(file.key) ?? 0) + 1;
-      conversionFailures.set(file.key, failures);
-      if (failures >= conversionAttempts) done.add(file.key);
-      logger.error(
-        { file: file.key, err: error, failures, givenUp: failures >= conversionAttempts },
-        'mrms conversion failed',
-      );
-      return;
-    }
+    const archive = await conversion(file, bytes);
+    if (archive === undefined) return;
     const seconds = (performance.now() - began) / 1000;
     let facts: ReturnType<typeof mrmsArchiveFacts>;
     try {
       facts = mrmsArchiveFacts(archive);
     } catch (error) {
       fail('conversion'); // the renderer wrote no usable timestamp: a bug, never a bad file
-      done.add(file.key);
+      await book.refuse(file, 'the archive names no timestamp');
       logger.error({ file: file.key, err: error }, 'mrms archive names no timestamp');
       return;
     }
@@ -160,7 +182,7 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
         'mrms file name and GRIB2 valid time disagree; the valid time names the archive',
       );
       if (await sink.has(facts.timestamp)) {
-        done.add(file.key);
+        await book.published(file);
         noteNewest(facts.validTimeMs);
         events.onSkipped?.(facts.timestamp);
         return;
@@ -170,13 +192,14 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
       await sink.put(facts.timestamp, archive);
     } catch (error) {
       fail('sink');
+      await book.end(file);
       logger.warn(
         { file: file.name, timestamp: facts.timestamp, err: (error as Error).message },
         'mrms frame upload failed; retrying at the next pass',
       );
       return;
     }
-    done.add(file.key);
+    await book.published(file);
     conversionFailures.delete(file.key);
     noteNewest(facts.validTimeMs);
     events.onConverted?.({
@@ -211,10 +234,9 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
     }
     // Forget keys that left the listing: they will not be offered again.
     const listed = new Set(files.map((f) => f.key));
-    for (const key of done) if (!listed.has(key)) done.delete(key);
     for (const key of conversionFailures.keys())
       if (!listed.has(key)) conversionFailures.delete(key);
-    const queue = files.filter((f) => !done.has(f.key));
+    const queue = files.filter((f) => !book.settled(f));
     const worker = async () => {
       for (let file = queue.shift(); file && working(); file = queue.shift()) {
         try {
@@ -230,6 +252,11 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
       }
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
+    try {
+      await book.retain(files);
+    } catch (error) {
+      logger.warn({ err: (error as Error).message }, 'mrms file verdicts not pruned');
+    }
     return true;
   };
 
@@ -261,6 +288,7 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
     },
     async stop() {
       stopped = true;
+      halt();
       leadership?.stopRenewing();
       wake?.();
       await loop;

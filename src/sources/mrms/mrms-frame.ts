@@ -10,6 +10,7 @@ import { createRenderPool, type RenderPool } from '../../render/render-pool';
 import { checkFrameRenderOptions, renderFrame } from '../../render/render-frame';
 import { jobModulePath, type WorkerJob } from '../../render/worker-job';
 import { readGrib2 } from './grib2/read-grib2';
+import { MRMS_GRIB2_LIMITS, mrmsRenderAreaProblem } from './mrms-limits';
 import { mrmsReflectivityGrid } from './mrms-grid';
 
 /** Options of a frame; plain data so they can cross to a worker. */
@@ -33,12 +34,17 @@ const MRMS_GENERATOR = 'radar-tiles mrms 1';
 const CENTER = { lon: -96, lat: 38, zoom: 4 };
 
 /**
- * The archive of one MRMS file. Throws `Grib2Error` (the file does not decode) or
+ * The archive of one MRMS file, within the caps of `mrms-limits.ts` (points, inflated bytes,
+ * rendered tiles: a file past them is refused before its values are decoded). Throws `Grib2Error` (the file does not decode) or
  * `MrmsProductError` (it decodes but is no reflectivity grid), both naming the file.
  */
 export function convertMrmsFile(input: MrmsFrameInput, options: MrmsFrameOptions = {}): Buffer {
   const maxZoom = options.maxZoom ?? 7;
-  const grid = mrmsReflectivityGrid(readGrib2(input.bytes, input.name), input.name);
+  const fields = readGrib2(input.bytes, input.name, {
+    limits: MRMS_GRIB2_LIMITS,
+    acceptGrid: (grid) => mrmsRenderAreaProblem(grid, maxZoom),
+  });
+  const grid = mrmsReflectivityGrid(fields, input.name);
   return renderFrame(grid, {
     maxZoom,
     pngLevel: options.pngLevel,
@@ -67,6 +73,13 @@ export function mrmsArchiveFacts(archive: Uint8Array): MrmsArchiveFacts {
   return { timestamp: metadata.timestamp, validTimeMs };
 }
 
+/**
+ * Heap limits of an MRMS render worker. A CONUS conversion keeps under 10 MB of JavaScript heap
+ * (its grids are typed arrays outside the heap, bounded by `mrms-limits.ts`), so 256 MB is a
+ * wide margin; a job past it ends its worker only, and the file is refused.
+ */
+export const MRMS_WORKER_LIMITS = Object.freeze({ maxOldGenerationSizeMb: 256 });
+
 /** Options of {@link createMrmsPool}: what every worker renders, and how many workers. */
 export interface MrmsPoolOptions extends MrmsFrameOptions {
   /** Worker threads (1 or 2: each holds a whole decoded mosaic while it works). */
@@ -86,6 +99,7 @@ export function createMrmsPool(options: MrmsPoolOptions): RenderPool<MrmsFrameIn
   return createRenderPool<MrmsFrameInput>({
     size,
     job: { module: jobModulePath(__filename), options: frame },
+    resourceLimits: MRMS_WORKER_LIMITS,
   });
 }
 

@@ -11,6 +11,7 @@ import {
   MRMS_NO_ECHO,
   type ReflectivityGrid,
 } from '../../domain/reflectivity-grid';
+import { formatTimestamp, parseTimestamp } from '../../domain/timestamps';
 import type { Grib2Field } from './grib2/types';
 import { parseMrmsFileName } from './mrms-file-name';
 import { reflectivityProduct } from './mrms-products';
@@ -34,6 +35,16 @@ export class MrmsProductError extends Error {
   }
 }
 
+/** The originating centre of MRMS files: 161, NOAA's Office of Oceanic and Atmospheric Research. */
+export const MRMS_CENTRE = 161;
+
+/** A valid time in words, also when `Date` cannot print it. */
+function describeTime(time: Date): string {
+  return Number.isFinite(time.getTime())
+    ? time.toISOString()
+    : 'outside the dates JavaScript holds';
+}
+
 /** The codes of a field in words, for error messages. */
 function describeField(field: Grib2Field): string {
   return `discipline ${field.discipline} category ${field.category} parameter ${field.parameter}`;
@@ -45,7 +56,9 @@ function describeField(field: Grib2Field): string {
  * name agrees with the field's product. Markers: -999 no coverage (a point the bitmap marks
  * absent decodes as NaN, which the renderer reads the same way), -99 no echo. Valid time: the
  * field's (reference time plus forecast time). Throws {@link MrmsProductError} when no field
- * is a reflectivity product or its grid cannot be rendered (e.g. it crosses the antimeridian).
+ * is a reflectivity product, the field is not from MRMS's centre (161), its valid time cannot
+ * name an archive (before 1970 or after 9999), or its grid cannot be rendered (e.g. it crosses
+ * the antimeridian).
  */
 export function mrmsReflectivityGrid(
   fields: readonly Grib2Field[],
@@ -74,6 +87,17 @@ export function mrmsReflectivityGrid(
         'only MRMS reflectivity products in dBZ (discipline 209) are rendered',
     );
   }
+  if (field.centre !== MRMS_CENTRE)
+    throw new MrmsProductError(
+      fileName,
+      `a field of centre ${field.centre} is not MRMS: MRMS fields come from centre ${MRMS_CENTRE} (NOAA OAR)`,
+    );
+  const validTimeMs = field.validTime.getTime();
+  if (!(validTimeMs >= 0) || parseTimestamp(formatTimestamp(validTimeMs)) === undefined)
+    throw new MrmsProductError(
+      fileName,
+      `valid time ${describeTime(field.validTime)} cannot name an archive (years 1970-9999 only)`,
+    );
   const named = parseMrmsFileName(fileName.slice(fileName.lastIndexOf('/') + 1));
   const level = named?.product === productName ? ` ${named.level}` : '';
   const { grid } = field;
@@ -83,7 +107,7 @@ export function mrmsReflectivityGrid(
     noCoverage: MRMS_NO_COVERAGE,
     noEcho: MRMS_NO_ECHO,
     product: `MRMS ${productName}${level}`,
-    validTimeMs: field.validTime.getTime(),
+    validTimeMs,
   };
   const problem = gridProblem(reflectivity);
   if (problem !== undefined)

@@ -20,8 +20,12 @@ export const MRMS_LIMITS = {
   backfill: { min: 1, max: 720, default: 30 },
   /** Seconds between looks at the source (default depends on the source, see below). */
   pollS: { min: 1, max: 3600 },
-  /** Deepest zoom rendered: z7 pixels are about one MRMS cell (docs/rendering.md). */
-  maxZoom: { min: 0, max: 10, default: 7 },
+  /**
+   * Deepest zoom rendered: z7 pixels are about one MRMS cell (docs/rendering.md); z8 already
+   * draws each cell twice over, and every zoom deeper quadruples the worst render (a CONUS grid
+   * full of echo), so 8 is the most a source is rendered at.
+   */
+  maxZoom: { min: 0, max: 8, default: 7 },
   /** Render threads: each holds a decoded mosaic (about 300 MB) while it works. */
   workers: { min: 1, max: 2, default: 1 },
   /** Seconds a source request may wait for data before it counts as failed. */

@@ -9,12 +9,18 @@ import { failFor } from './grib2-error';
 import { inflateIfGzip } from './gzip-input';
 import { DEFAULT_GRIB2_LIMITS, type Grib2Limits } from './limits';
 import { INDICATOR_LENGTH, readMessage, type MessageFrame } from './read-message';
-import type { Grib2Field } from './types';
+import type { Grib2Field, LatLonGrid } from './types';
 
 /** Options of {@link readGrib2}. */
 export interface ReadGrib2Options {
   /** Caps on points, inflated size and fields; defaults in {@link DEFAULT_GRIB2_LIMITS}. */
   readonly limits?: Partial<Grib2Limits>;
+  /**
+   * The caller's own verdict on a grid, asked after section 3 is read and before its values
+   * are decoded: a problem returned fails the read with a `Grib2Error` (a source refuses grids
+   * it could not afford to render, e.g. `mrmsRenderAreaProblem`).
+   */
+  readonly acceptGrid?: (grid: LatLonGrid) => string | undefined;
 }
 
 /** The largest message length a Number holds exactly (2^53 - 1). */
@@ -66,6 +72,7 @@ export function readGrib2(
       index,
       discipline: bytes[at + 6]!,
       fail,
+      acceptGrid: options.acceptGrid,
       pointBudget,
       fieldBudget,
     };

@@ -14,7 +14,7 @@ import { readIdentification, type Identification } from './identification-sectio
 import { readProductDefinition } from './product-template-4-0';
 import { toCanonicalOrder } from './scanning-mode';
 import { sectionView } from './section-view';
-import type { Grib2Field, ProductDefinition } from './types';
+import type { Grib2Field, LatLonGrid, ProductDefinition } from './types';
 
 /** Section 0 is 16 octets; the end section is "7777". */
 export const INDICATOR_LENGTH = 16;
@@ -40,6 +40,8 @@ export interface MessageFrame {
   readonly index: number;
   readonly discipline: number;
   readonly fail: Fail;
+  /** The caller's check of each grid before its values are decoded (see `readGrib2`). */
+  readonly acceptGrid?: (grid: LatLonGrid) => string | undefined;
   /** Grid points this input may still decode (the reader's cap minus fields already read). */
   pointBudget: number;
   /** Fields this input may still hold. */
@@ -82,6 +84,10 @@ export function readMessage(frame: MessageFrame): Grib2Field[] {
         break; // Local use: nothing the reader needs.
       case 3:
         grid = readGridDefinition(section, frame.pointBudget);
+        {
+          const problem = frame.acceptGrid?.(grid.grid);
+          if (problem !== undefined) fail(`section 3: ${problem}`);
+        }
         break;
       case 4:
         product = readProductDefinition(section, identification!.referenceTime);
