@@ -6,8 +6,8 @@
  * recolours the tiles itself with the colours of the legend, the same rewrite the service's
  * z/x/y scheme routes apply.
  */
-import type { Rgba } from '../render/colour-schemes';
-import { createPaletteRewrite, type PaletteRewrite } from '../render/scheme-rewrite';
+import type { Rgba } from '../palette/colour-schemes';
+import { createPaletteRewrite, type PaletteRewrite } from '../palette/scheme-rewrite';
 import { RadarResponseError } from './errors';
 
 /** Service path of the legend. */

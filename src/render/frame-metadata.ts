@@ -6,7 +6,7 @@
 import { formatTimestamp } from '../domain/timestamps';
 import { gridGeometry, type ReflectivityGrid } from '../domain/reflectivity-grid';
 import { type ClassGrid, coveredBox } from './grid-classes';
-import { REFLECTIVITY_PALETTE } from './palette';
+import { REFLECTIVITY_PALETTE } from '../palette/palette';
 
 /** Name and version of the renderer, recorded in every archive. */
 export const RENDERER = 'radar-tiles renderer 1';

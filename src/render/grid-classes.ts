@@ -5,7 +5,7 @@
  * maximum is what a pixel shows, and skips regions without echo by looking at the coarse map.
  */
 import type { ReflectivityGrid } from '../domain/reflectivity-grid';
-import { MIN_VISIBLE_DBZ, REFLECTIVITY_PALETTE } from './palette';
+import { MIN_VISIBLE_DBZ, REFLECTIVITY_PALETTE } from '../palette/palette';
 
 // Local bindings for the hot loops (an exported const is read as a property where it is used).
 const SHIFT = 4;

@@ -8,8 +8,8 @@
  */
 import type { AxisFootprints } from './footprints';
 import { boxMayHoldEcho, type ClassGrid } from './grid-classes';
-import { createIndexedPngEncoder } from './indexed-png';
-import { paletteRgba } from './palette';
+import { createIndexedPngEncoder } from '../palette/indexed-png';
+import { paletteRgba } from '../palette/palette';
 import { TILE_SIZE as IMPORTED_TILE_SIZE } from './web-mercator';
 import type { ZoomImage } from './zoom-image';
 

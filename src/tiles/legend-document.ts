@@ -11,8 +11,8 @@ import {
   schemeRgba,
   stepLabel,
   stepRange,
-} from '../render/colour-schemes';
-import { MIN_VISIBLE_DBZ } from '../render/palette';
+} from '../palette/colour-schemes';
+import { MIN_VISIBLE_DBZ } from '../palette/palette';
 
 /** One dBZ step of a scheme. */
 export interface LegendStep {

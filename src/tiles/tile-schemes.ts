@@ -6,9 +6,9 @@
  * be taken for the old one by a client revalidating with `If-None-Match`.
  */
 import { createHash } from 'node:crypto';
-import { COLOUR_SCHEMES, schemeRgba, type ColourScheme } from '../render/colour-schemes';
-import { paletteRgba } from '../render/palette';
-import { createPaletteRewrite } from '../render/scheme-rewrite';
+import { COLOUR_SCHEMES, schemeRgba, type ColourScheme } from '../palette/colour-schemes';
+import { paletteRgba } from '../palette/palette';
+import { createPaletteRewrite } from '../palette/scheme-rewrite';
 
 /** One scheme, ready for the tile routes. */
 export interface TileScheme {

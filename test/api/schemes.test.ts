@@ -10,7 +10,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { RedisRateLimiter } from '../../src/adapters/redis/rate-limiter';
-import { COLOUR_SCHEMES, schemeRgba } from '../../src/render/colour-schemes';
+import { COLOUR_SCHEMES, schemeRgba } from '../../src/palette/colour-schemes';
 import { EMPTY_TILE_PNG } from '../../src/tiles/empty-tile';
 import { buildLegend, type Legend } from '../../src/tiles/legend-document';
 import { FOREIGN_TILE, schemeArchive, schemePixelMismatches } from '../fixtures/palette-tiles';

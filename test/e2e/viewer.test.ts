@@ -21,7 +21,7 @@ import { launchChromium, type Chromium } from '../harness/browser';
 import { publishRadarFrames, startViewerApi, type ViewerApi } from '../harness/browser-api';
 import { APPS, KEYS } from '../harness/embedded-api';
 import { request } from '../harness/http-client';
-import { COLOUR_SCHEMES, schemeRgba } from '../../src/render/colour-schemes';
+import { COLOUR_SCHEMES, schemeRgba } from '../../src/palette/colour-schemes';
 import { countPalettePixels, decodePng, type StepColours } from '../harness/palette-pixels';
 
 const FRAMES = 8;

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { ArchiveMeta, CatalogReader } from '../../domain/ports';
 import { parseTimestamp } from '../../domain/timestamps';
-import { findScheme } from '../../render/colour-schemes';
+import { findScheme } from '../../palette/colour-schemes';
 import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../errors';
 import type { PmtilesHeader } from '../../pmtiles/header';
 import type { TileLocator } from '../../tiles/tile-locator';

@@ -5,7 +5,7 @@
  */
 import { RadarResponseError } from '../../../src/client/errors';
 import { legendPalette, parseLegend, schemeRewrite } from '../../../src/client/legend';
-import { COLOUR_SCHEMES } from '../../../src/render/colour-schemes';
+import { COLOUR_SCHEMES } from '../../../src/palette/colour-schemes';
 import { buildLegend } from '../../../src/tiles/legend-document';
 import { createTileSchemes } from '../../../src/tiles/tile-schemes';
 import { paletteTile } from '../../fixtures/palette-tiles';

@@ -12,7 +12,7 @@ import {
   MRMS_NO_ECHO,
   type ReflectivityGrid,
 } from '../../../src/domain/reflectivity-grid';
-import { paletteIndex, paletteRgba } from '../../../src/render/palette';
+import { paletteIndex, paletteRgba } from '../../../src/palette/palette';
 import { renderFrame } from '../../../src/render/render-frame';
 import { lonToTileX, latToTileY, tileXToLon, tileYToLat } from '../../../src/render/web-mercator';
 import { createBufferSource } from '../../fixtures/buffer-source';

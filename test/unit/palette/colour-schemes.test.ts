@@ -14,8 +14,8 @@ import {
   schemeRgba,
   stepLabel,
   stepRange,
-} from '../../../src/render/colour-schemes';
-import { hexToRgb, paletteRgba, REFLECTIVITY_PALETTE } from '../../../src/render/palette';
+} from '../../../src/palette/colour-schemes';
+import { hexToRgb, paletteRgba, REFLECTIVITY_PALETTE } from '../../../src/palette/palette';
 
 /** Machado et al. 2009 simulation matrices (severity 1.0), on linear RGB. */
 const DEFICIENCIES: Record<string, number[][]> = {

@@ -13,11 +13,11 @@ import {
   findScheme,
   schemeRgba,
   type Rgba,
-} from '../../../src/render/colour-schemes';
-import { createIndexedPngEncoder, type IndexedBitDepth } from '../../../src/render/indexed-png';
-import { paletteRgba } from '../../../src/render/palette';
-import { pngChunk } from '../../../src/render/png-crc';
-import { createPaletteRewrite, PaletteMismatchError } from '../../../src/render/scheme-rewrite';
+} from '../../../src/palette/colour-schemes';
+import { createIndexedPngEncoder, type IndexedBitDepth } from '../../../src/palette/indexed-png';
+import { paletteRgba } from '../../../src/palette/palette';
+import { pngChunk } from '../../../src/palette/png-chunk-writer';
+import { createPaletteRewrite, PaletteMismatchError } from '../../../src/palette/scheme-rewrite';
 import { EMPTY_TILE_PNG } from '../../../src/tiles/empty-tile';
 
 const NWS = paletteRgba();
