@@ -12,9 +12,9 @@ import {
   PreconditionFailedError,
   RangeNotSatisfiableError,
 } from '../../errors';
-import { selectRange } from '../byte-range';
-import { evaluatePreconditions, ifRangeAllows } from '../conditional';
-import { immutableCacheControl } from '../cache-control';
+import { selectRange } from './byte-range';
+import { evaluatePreconditions, ifRangeAllows } from './conditional';
+import { immutableCacheControl } from './cache-control';
 import type { Answer } from './answer';
 import type { Caller } from './authorise';
 import { openBody } from './open-body';

@@ -15,7 +15,7 @@ import { findScheme } from '../../palette/colour-schemes';
 import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../errors';
 import type { PmtilesHeader } from '../../pmtiles/header';
 import type { TileLocator } from '../../tiles/tile-locator';
-import { evaluatePreconditions } from '../conditional';
+import { evaluatePreconditions } from './conditional';
 import type { Answer } from './answer';
 import type { ArchiveHeaderCache } from './archive-answer';
 import type { PublicBaseUrl } from './public-base-url';
