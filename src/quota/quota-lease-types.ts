@@ -2,7 +2,7 @@
  * The leased quota's contract with the limiter around it (`rate-limiter.ts`): what a lease
  * call returns, what a decision says, and the calls the book makes (`quota-lease.ts`).
  */
-import type { LeaseCall } from './lease-script';
+import type { LeaseCall } from '../adapters/redis/lease-script';
 
 /** What one lease call returned (Redis answered). */
 export interface LeaseGrant {

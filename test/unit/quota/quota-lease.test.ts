@@ -2,8 +2,8 @@
  * The lease book's decisions when the store fails: every request that waited on a failed lease
  * spends a point of its own in the insurance limiter (here a plain counter with the same limit).
  */
-import { createQuotaLease } from '../../../../src/adapters/redis/quota-lease';
-import type { LeaseDecision } from '../../../../src/adapters/redis/quota-lease-types';
+import { createQuotaLease } from '../../../src/quota/quota-lease';
+import type { LeaseDecision } from '../../../src/quota/quota-lease-types';
 
 /** A lease call that fails after `ms`, as one to a frozen Redis does. */
 function failingStore(limit: number, ms: number) {
