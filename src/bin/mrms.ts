@@ -20,7 +20,7 @@ import { Grib2Error } from '../sources/mrms/grib2/grib2-error';
 import { convertMrmsFile, mrmsArchiveFacts } from '../sources/mrms/mrms-frame';
 import { MrmsProductError } from '../sources/mrms/mrms-grid';
 import { MRMS_LIMITS } from '../sources/mrms/mrms-settings';
-import { integerFlag } from '../sim/limits';
+import { integerFlag } from '../shared/integer-limit';
 import { onFatalErrors, onSignals } from '../wiring/lifecycle';
 import { buildMrmsProducer } from '../wiring/mrms';
 
