@@ -5,11 +5,11 @@
  * same follower in-process with `RADAR_SOURCE=mrms`.
  */
 import type { Registry } from 'prom-client';
-import { createHttpDirectoryFeed } from '../adapters/fetch/http-directory-feed';
-import { createDirectoryFileFeed } from '../adapters/fs/directory-file-feed';
+import { createHttpDirectoryFeed } from '../sources/mrms/http-directory-feed';
+import { createDirectoryFileFeed } from '../sources/mrms/directory-file-feed';
 import { waitForRedisReady } from '../adapters/redis/client';
 import { MRMS_LEADER_KEY } from '../adapters/redis/keys';
-import { createBucketFileFeed } from '../adapters/s3/bucket-file-feed';
+import { createBucketFileFeed } from '../sources/mrms/bucket-file-feed';
 import { createS3Client } from '../adapters/s3/client';
 import type { Config, MrmsSettings } from '../config';
 import type { FileFeed, FrameSink, LeaderLease } from '../domain/ports';

@@ -6,8 +6,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { FeedFileError, type FeedFile, type FileFeed } from '../../domain/ports';
-import { feedFile, newestFirst } from '../../sources/mrms/mrms-file-name';
-import { isMissingFile } from './read-errors';
+import { feedFile, newestFirst } from './mrms-file-name';
+import { isMissingFile } from '../../adapters/fs/read-errors';
 
 /** Reads `dir` recursively on every `newest`, so files added at any time are seen. */
 export function createDirectoryFileFeed(options: {
