@@ -12,7 +12,6 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { createDirectorySink } from '../adapters/fs/frame-sink';
 import { loadConfigOrExit } from '../config';
 import { parseCommandLine } from './command-line';
 import { createLogger } from '../logger';
@@ -21,6 +20,7 @@ import { convertMrmsFile, mrmsArchiveFacts } from '../sources/mrms/mrms-frame';
 import { MrmsProductError } from '../sources/mrms/mrms-grid';
 import { MRMS_LIMITS } from '../sources/mrms/mrms-settings';
 import { integerFlag } from '../shared/integer-limit';
+import { fsArchives } from '../wiring/fs';
 import { onFatalErrors, onSignals } from '../wiring/lifecycle';
 import { buildMrmsProducer } from '../wiring/mrms';
 
@@ -72,7 +72,7 @@ async function convertOne(file: string, out: string, maxZoom: number): Promise<n
     throw error;
   }
   const { timestamp, validTimeMs } = mrmsArchiveFacts(archive);
-  const sink = createDirectorySink(out);
+  const sink = fsArchives(out).frameSink();
   const existed = await sink.has(timestamp);
   await sink.put(timestamp, archive);
   const target = path.join(out, `${timestamp}.pmtiles`);
