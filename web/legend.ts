@@ -20,22 +20,45 @@ export interface LegendView {
   onSelect(listener: (schemeId: string) => void): void;
 }
 
-/** One swatch per step, labelled every 10 dBZ; each swatch's title is its dBZ range. */
+/** The types in the order the legend draws their ramps. */
+const TYPES = ['rain', 'snow', 'hail'] as const;
+
+/**
+ * One ramp per precipitation type (rain, snow, hail), one swatch per step; the last ramp is
+ * labelled every 10 dBZ and each swatch's title is its type and dBZ range.
+ */
 function renderScale(container: HTMLElement, scheme: RadarLegendScheme): void {
   const doc = container.ownerDocument;
+  const types = TYPES.filter((type) => scheme.steps.some((step) => step.type === type));
   container.replaceChildren(
-    ...scheme.steps.map((step) => {
-      const cell = doc.createElement('div');
-      cell.className = 'legend-step';
-      cell.title = step.label;
-      const swatch = doc.createElement('div');
-      swatch.className = 'legend-swatch';
-      swatch.style.background = step.color;
-      swatch.style.opacity = String(step.opacity);
-      const label = doc.createElement('div');
-      label.textContent = step.min % 10 === 0 ? String(step.min) : '';
-      cell.append(swatch, label);
-      return cell;
+    ...types.map((type, t) => {
+      const ramp = doc.createElement('div');
+      ramp.className = 'legend-ramp';
+      ramp.dataset.type = type;
+      const name = doc.createElement('div');
+      name.className = 'legend-type';
+      name.textContent = type;
+      const steps = scheme.steps.filter((step) => step.type === type);
+      ramp.append(
+        name,
+        ...steps.map((step) => {
+          const cell = doc.createElement('div');
+          cell.className = 'legend-step';
+          cell.title = `${type} ${step.label}`;
+          const swatch = doc.createElement('div');
+          swatch.className = 'legend-swatch';
+          swatch.style.background = step.color;
+          swatch.style.opacity = String(step.opacity);
+          cell.append(swatch);
+          if (t === types.length - 1) {
+            const label = doc.createElement('div');
+            label.textContent = step.min % 10 === 0 ? String(step.min) : '';
+            cell.append(label);
+          }
+          return cell;
+        }),
+      );
+      return ramp;
     }),
   );
 }

@@ -6,11 +6,15 @@
  * scheme shows exactly the same dBZ steps. The legend (`/legend.json`), the z/x/y scheme routes
  * and the viewer all read this one table.
  *
+ * Tiles of frames published with a precipitation type hold three blocks of indices (rain 1..15,
+ * snow 17..31, hail 33..47, see `typedIndex`), so every scheme gives each type its own colours;
+ * a frame without type holds only the rain block and looks as it always did.
+ *
  * A scheme's colours never change under its id: tiles are cached as immutable, so a changed
  * palette must get a new id (the tile ETags also name a hash of the palette, so a change can
  * never be taken for the old bytes by a revalidating client).
  */
-import { hexToRgb, REFLECTIVITY_PALETTE } from './palette';
+import { hexToRgb, PRECIP_TYPES, type PrecipType, REFLECTIVITY_PALETTE } from './palette';
 
 /** RGBA, each channel 0..255: one PNG palette entry (PLTE colour, tRNS alpha). */
 export type Rgba = readonly [number, number, number, number];
@@ -23,15 +27,27 @@ export interface SchemeColour {
   readonly alpha: number;
 }
 
-/** One colour scheme: a colour for each step of {@link REFLECTIVITY_PALETTE}, in order. */
+/**
+ * One colour scheme: for each precipitation type a colour per step of
+ * {@link REFLECTIVITY_PALETTE}, in order.
+ */
 export interface ColourScheme {
   /** URL segment and legend key: lower-case letters, digits and `-`. Never reused. */
   readonly id: string;
   readonly name: string;
   /** What the scheme is for and where its colours come from. */
   readonly description: string;
-  /** One colour per dBZ step, in the order of {@link REFLECTIVITY_PALETTE}. */
+  /** Rain (and untyped echo): one colour per dBZ step, in the order of {@link REFLECTIVITY_PALETTE}. */
   readonly steps: readonly SchemeColour[];
+  /** Snow: one colour per dBZ step. */
+  readonly snow: readonly SchemeColour[];
+  /** Hail (rain mixed with hail): one colour per dBZ step. */
+  readonly hail: readonly SchemeColour[];
+}
+
+/** A scheme's colours of one type, one per dBZ step. */
+export function typeColours(scheme: ColourScheme, type: PrecipType): readonly SchemeColour[] {
+  return type === 'rain' ? scheme.steps : scheme[type];
 }
 
 /** Id of the scheme the archives are rendered in (and the plain tile routes serve). */
@@ -43,8 +59,14 @@ export const SCHEME_ID_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
 const opaque = (colors: readonly string[]): SchemeColour[] =>
   colors.map((color) => Object.freeze({ color, alpha: 255 }));
 
+const channel = (level: number): string => level.toString(16).padStart(2, '0');
 /** `#rrggbb` of a grey level. */
-const grey = (level: number): string => `#${level.toString(16).padStart(2, '0').repeat(3)}`;
+const grey = (level: number): string => `#${channel(level).repeat(3)}`;
+/** The same colour for every step: hail is a warning, shown in one colour at any dBZ. */
+const every = (color: string): string[] => REFLECTIVITY_PALETTE.map(() => color);
+
+/** NWS rain colours, also what the untyped scheme shows for every type. */
+const NWS_RAIN = REFLECTIVITY_PALETTE.map((step) => step.color);
 
 /** The schemes, the default first. */
 export const COLOUR_SCHEMES: readonly ColourScheme[] = Object.freeze(
@@ -56,8 +78,38 @@ export const COLOUR_SCHEMES: readonly ColourScheme[] = Object.freeze(
         'The National Weather Service base-reflectivity colour scale the archives are rendered ' +
         'in: cyan and blue for weak echoes, greens, yellows and reds for stronger ones, magenta ' +
         'and white for the strongest. Not safe for colour-vision deficiencies: several steps ' +
-        'differ mainly by a red-green contrast.',
-      steps: opaque(REFLECTIVITY_PALETTE.map((step) => step.color)),
+        'differ mainly by a red-green contrast. Snow is a ramp from dark blue (5 dBZ) to ' +
+        'white (75 dBZ and above), hail (rain mixed with hail) hot pink at any dBZ.',
+      steps: opaque(NWS_RAIN),
+      // Linear in sRGB from #08306b to #ffffff in 15 steps.
+      snow: opaque([
+        '#08306b',
+        '#1a3f76',
+        '#2b4e80',
+        '#3d5c8b',
+        '#4f6b95',
+        '#607aa0',
+        '#7289aa',
+        '#8498b5',
+        '#95a6c0',
+        '#a7b5ca',
+        '#b8c4d5',
+        '#cad3df',
+        '#dce1ea',
+        '#edf0f4',
+        '#ffffff',
+      ]),
+      hail: opaque(every('#ff69b4')),
+    },
+    {
+      id: 'untyped',
+      name: 'NWS reflectivity without type',
+      description:
+        'The NWS scale for every echo whatever its precipitation type: snow and hail in the ' +
+        'colours of rain, the look of frames published without type.',
+      steps: opaque(NWS_RAIN),
+      snow: opaque(NWS_RAIN),
+      hail: opaque(NWS_RAIN),
     },
     {
       id: 'cividis',
@@ -67,7 +119,10 @@ export const COLOUR_SCHEMES: readonly ColourScheme[] = Object.freeze(
         'blue-to-yellow colour map designed to look alike to viewers with and without ' +
         'red-green colour-vision deficiency; sampled at 15 equal steps from its dark end (5 dBZ) ' +
         'to its bright end (75 dBZ and above). Lightness rises with every step, so the order of ' +
-        'the steps reads from lightness alone, also in greyscale.',
+        'the steps reads from lightness alone, also in greyscale. That is rain; snow is a ' +
+        'ramp from mid blue to white, lighter than the rain of the same step and of another ' +
+        'hue, and hail is black, which stands apart from the bright strong steps where hail ' +
+        'occurs (checked under simulated protanopia, deuteranopia and tritanopia).',
       // d3-scale-chromatic 3.1.1 interpolateCividis(i / 14), i = 0..14 (its fit of the map).
       steps: opaque([
         '#002051',
@@ -86,6 +141,25 @@ export const COLOUR_SCHEMES: readonly ColourScheme[] = Object.freeze(
         '#f1d851',
         '#fdea45',
       ]),
+      // Linear in sRGB from #3569b8 to #ffffff in 15 steps.
+      snow: opaque([
+        '#3569b8',
+        '#4374bd',
+        '#527ec2',
+        '#6089c7',
+        '#6f94cc',
+        '#7d9fd1',
+        '#8ca9d6',
+        '#9ab4dc',
+        '#a8bfe1',
+        '#b7c9e6',
+        '#c5d4eb',
+        '#d4dff0',
+        '#e2eaf5',
+        '#f1f4fa',
+        '#ffffff',
+      ]),
+      hail: opaque(every('#000000')),
     },
     {
       id: 'grey-dbz',
@@ -93,11 +167,31 @@ export const COLOUR_SCHEMES: readonly ColourScheme[] = Object.freeze(
       description:
         'Reflectivity as data, in the encoding of RainViewer\u2019s "black and white: dBZ values" ' +
         'scheme: every channel of a pixel is its step\u2019s lower bound in dBZ plus 32 (5 dBZ ' +
-        'is grey 37, 75 dBZ and above grey 107), so a program reads dBZ = red - 32. Meant for ' +
-        'processing, not for the eye: neighbouring steps differ by 5 grey levels.',
+        'is grey 37, 75 dBZ and above grey 107), so a program reads dBZ = red - 32. The type ' +
+        'is in the other channels: rain is grey (green = blue = red), snow has blue = red + ' +
+        '128, hail has green = red + 128; so type = snow if blue > red, hail if green > red, ' +
+        'else rain. Meant for processing, not for the eye: neighbouring steps differ by 5 ' +
+        'grey levels.',
       steps: opaque(REFLECTIVITY_PALETTE.map((step) => grey(step.dbz + 32))),
+      snow: opaque(
+        REFLECTIVITY_PALETTE.map(
+          ({ dbz }) => `#${channel(dbz + 32).repeat(2)}${channel(dbz + 160)}`,
+        ),
+      ),
+      hail: opaque(
+        REFLECTIVITY_PALETTE.map(
+          ({ dbz }) => `#${channel(dbz + 32)}${channel(dbz + 160)}${channel(dbz + 32)}`,
+        ),
+      ),
     },
-  ].map((scheme) => Object.freeze({ ...scheme, steps: Object.freeze(scheme.steps) })),
+  ].map((scheme) =>
+    Object.freeze({
+      ...scheme,
+      steps: Object.freeze(scheme.steps),
+      snow: Object.freeze(scheme.snow),
+      hail: Object.freeze(scheme.hail),
+    }),
+  ),
 );
 
 /** The scheme named `id`, or undefined (an unknown or malformed id). */
@@ -106,16 +200,24 @@ export function findScheme(id: string): ColourScheme | undefined {
 }
 
 /**
- * The PNG palette of a scheme: entry 0 transparent black (no echo, in every scheme), then one
- * entry per step. Index for index the same meaning as the renderer's `paletteRgba()`.
+ * The PNG palette of a scheme, 16 entries per type in the order of
+ * `PRECIP_TYPES`: each block's entry 0 transparent black (index 0: no echo, in every scheme;
+ * 16 and 32 are never written), then one entry per step. Its first 16 entries have, index for
+ * index, the meaning of the renderer's untyped `paletteRgba()`, so one rewrite recolours tiles
+ * with and without type.
  */
 export function schemeRgba(scheme: ColourScheme): Rgba[] {
-  return [
+  return PRECIP_TYPES.flatMap((type): Rgba[] => [
     [0, 0, 0, 0],
-    ...scheme.steps.map(
+    ...typeColours(scheme, type).map(
       ({ color, alpha }) => [...hexToRgb(color), alpha] as [number, number, number, number],
     ),
-  ];
+  ]);
+}
+
+/** The palette the archives are written in: the default scheme's ({@link schemeRgba}). */
+export function storedPalette(): Rgba[] {
+  return schemeRgba(COLOUR_SCHEMES[0]!);
 }
 
 /** The dBZ range of palette index `index` (1..15): `max` exclusive, null for the last step. */

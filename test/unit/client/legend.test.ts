@@ -15,7 +15,7 @@ const legend = () => JSON.parse(JSON.stringify(buildLegend())) as Record<string,
 it('accepts the service legend', () => {
   const parsed = parseLegend(legend());
   expect(parsed.schemes.map((s) => s.id)).toEqual(COLOUR_SCHEMES.map((s) => s.id));
-  expect(legendPalette(parsed, parsed.schemes[0]!)).toHaveLength(16);
+  expect(legendPalette(parsed, parsed.schemes[0]!)).toHaveLength(48);
 });
 
 it.each([
