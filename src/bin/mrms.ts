@@ -3,7 +3,9 @@
  *
  * - `npm run mrms -- --file <grib2[.gz]> --out <dir>` converts one file to
  *   `<dir>/{YYYYMMDDHHmm}.pmtiles` (the GRIB2 valid time, UTC, to the minute), written
- *   atomically, and exits (1 when the file is not valid GRIB2 or not reflectivity).
+ *   atomically, and exits (1 when the file is not valid GRIB2 or not reflectivity). With
+ *   `--type-file <PrecipFlag>` the frame is coloured by precipitation type when the flag pairs;
+ *   a flag that does not is reported on stderr and the frame is still written, untyped (exit 0).
  * - `npm run mrms` follows `MRMS_SOURCE` (NOAA's bucket by default) and publishes every new
  *   file once into the configured archive store (`S3_*` or `RADAR_DATA_DIR`), with the leader
  *   lease in Redis when `REDIS_URL` is set, and metrics on `ADMIN_PORT`.
@@ -24,10 +26,13 @@ import { fsArchives } from '../wiring/fs';
 import { onFatalErrors, onSignals } from '../wiring/lifecycle';
 import { buildMrmsProducer } from '../wiring/mrms';
 
-const USAGE = `usage: mrms --file FILE [--out DIR] [--max-zoom Z]
+const USAGE = `usage: mrms --file FILE [--type-file FLAG] [--out DIR] [--max-zoom Z]
        mrms
 
-  --file FILE    convert one MRMS GRIB2 file (.grib2 or .grib2.gz) and exit
+  --file FILE       convert one MRMS GRIB2 file (.grib2 or .grib2.gz) and exit
+  --type-file FLAG  colour it by the MRMS PrecipFlag_00.00 file FLAG (snow, rain, hail); a
+                    flag that does not pair (not PrecipFlag, another grid, more than 60 s
+                    away) is reported and the frame is written untyped
   --out DIR      where --file writes {YYYYMMDDHHmm}.pmtiles (default ./data)
   --max-zoom Z   deepest zoom of --file, ${MRMS_LIMITS.maxZoom.min}..${MRMS_LIMITS.maxZoom.max} (default ${MRMS_LIMITS.maxZoom.default})
 
@@ -40,6 +45,7 @@ function parse(argv: string[]) {
     args: argv,
     options: {
       file: { type: 'string' },
+      'type-file': { type: 'string' },
       out: { type: 'string', default: './data' },
       'max-zoom': { type: 'string', default: String(MRMS_LIMITS.maxZoom.default) },
       help: { type: 'boolean', short: 'h', default: false },
@@ -47,23 +53,45 @@ function parse(argv: string[]) {
     strict: true,
   });
   const maxZoom = integerFlag('max-zoom', values['max-zoom'], MRMS_LIMITS.maxZoom);
-  return { help: values.help, file: values.file, out: values.out, maxZoom };
+  return {
+    help: values.help,
+    file: values.file,
+    typeFile: values['type-file'],
+    out: values.out,
+    maxZoom,
+  };
 }
 
-/** `--file`: one conversion in this process, written atomically. */
-async function convertOne(file: string, out: string, maxZoom: number): Promise<number> {
-  const began = performance.now();
-  const name = path.basename(file);
-  let bytes: Buffer;
+/** The bytes of `file`, or undefined after saying why on stderr. */
+async function readInput(file: string): Promise<Buffer | undefined> {
   try {
-    bytes = await readFile(file);
+    return await readFile(file);
   } catch (error) {
     process.stderr.write(`mrms: cannot read ${file}: ${(error as Error).message}\n`);
-    return 1;
+    return undefined;
+  }
+}
+
+/** `--file` (and `--type-file`): one conversion in this process, written atomically. */
+async function convertOne(
+  file: string,
+  typeFile: string | undefined,
+  out: string,
+  maxZoom: number,
+): Promise<number> {
+  const began = performance.now();
+  const name = path.basename(file);
+  const bytes = await readInput(file);
+  if (bytes === undefined) return 1;
+  let flag: { name: string; bytes: Buffer } | undefined;
+  if (typeFile !== undefined) {
+    const flagBytes = await readInput(typeFile);
+    if (flagBytes === undefined) return 1;
+    flag = { name: path.basename(typeFile), bytes: flagBytes };
   }
   let archive: Buffer;
   try {
-    archive = convertMrmsFile({ name, bytes }, { maxZoom });
+    archive = convertMrmsFile({ name, bytes, flag }, { maxZoom });
   } catch (error) {
     if (error instanceof Grib2Error || error instanceof MrmsProductError) {
       process.stderr.write(`mrms: ${error.message}\n`);
@@ -71,7 +99,11 @@ async function convertOne(file: string, out: string, maxZoom: number): Promise<n
     }
     throw error;
   }
-  const { timestamp, validTimeMs } = mrmsArchiveFacts(archive);
+  const { timestamp, validTimeMs, flag: note } = mrmsArchiveFacts(archive);
+  if (note !== undefined && !note.used)
+    process.stderr.write(
+      `mrms: type file ${note.file} refused: ${note.problem}; the frame is written untyped\n`,
+    );
   const sink = fsArchives(out).frameSink();
   const existed = await sink.has(timestamp);
   await sink.put(timestamp, archive);
@@ -80,7 +112,7 @@ async function convertOne(file: string, out: string, maxZoom: number): Promise<n
   process.stderr.write(
     existed
       ? `${target} already exists: left untouched (converted in ${seconds} s)\n`
-      : `wrote ${target}: ${(archive.length / 1024).toFixed(0)} KiB, valid ${new Date(validTimeMs).toISOString()}, ${seconds} s\n`,
+      : `wrote ${target}: ${(archive.length / 1024).toFixed(0)} KiB, valid ${new Date(validTimeMs).toISOString()}, ${note?.used ? 'typed' : 'untyped'}, ${seconds} s\n`,
   );
   return 0;
 }
@@ -89,7 +121,7 @@ async function main(): Promise<void> {
   const args = parseCommandLine(process.argv.slice(2), parse, USAGE);
   if (args === undefined) return;
   if (args.file !== undefined) {
-    process.exitCode = await convertOne(args.file, args.out, args.maxZoom);
+    process.exitCode = await convertOne(args.file, args.typeFile, args.out, args.maxZoom);
     return;
   }
   const config = loadConfigOrExit(process.env);
