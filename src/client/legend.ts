@@ -116,14 +116,37 @@ export function legendPalette(legend: RadarLegend, scheme: RadarLegendScheme): R
 }
 
 /**
- * The rewrite that shows archive tiles (in the legend's default scheme) in `schemeId`, or
- * undefined for the default scheme itself (nothing to change). Throws `RangeError` for a
- * scheme the legend does not list.
+ * `scheme` with type colours off: every step of every type in the colour of the rain step of
+ * the same dBZ (what a frame without type shows).
  */
-export function schemeRewrite(legend: RadarLegend, schemeId: string): PaletteRewrite | undefined {
-  if (schemeId === legend.default) return undefined;
-  const scheme = legend.schemes.find((s) => s.id === schemeId);
-  if (scheme === undefined) throw new RangeError(`the legend lists no scheme ${schemeId}`);
+function withoutTypes(scheme: RadarLegendScheme): RadarLegendScheme {
+  const rain = new Map(
+    scheme.steps.filter((step) => step.type === 'rain').map((step) => [step.min, step]),
+  );
+  return {
+    ...scheme,
+    steps: scheme.steps.map((step) => {
+      const same = rain.get(step.min) ?? step;
+      return { ...step, color: same.color, rgba: same.rgba, opacity: same.opacity };
+    }),
+  };
+}
+
+/**
+ * The rewrite that shows archive tiles (in the legend's default scheme) in `schemeId`, or
+ * undefined for the default scheme itself with type colours on (nothing to change). With
+ * `typeColours` false, snow and hail show in the scheme's rain colours. Throws `RangeError`
+ * for a scheme the legend does not list.
+ */
+export function schemeRewrite(
+  legend: RadarLegend,
+  schemeId: string,
+  typeColours = true,
+): PaletteRewrite | undefined {
+  if (schemeId === legend.default && typeColours) return undefined;
+  const listed = legend.schemes.find((s) => s.id === schemeId);
+  if (listed === undefined) throw new RangeError(`the legend lists no scheme ${schemeId}`);
+  const scheme = typeColours ? listed : withoutTypes(listed);
   const stored = legend.schemes.find((s) => s.id === legend.default)!;
   return createPaletteRewrite(legendPalette(legend, stored), legendPalette(legend, scheme));
 }

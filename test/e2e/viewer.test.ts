@@ -149,6 +149,30 @@ async function mapPixels(steps?: StepColours) {
   return countPalettePixels(png, [box], steps);
 }
 
+it('switches type colours off and on: the snow and hail ramps go, the map keeps its rain', async () => {
+  await page.waitForSelector('#legend[data-scheme] #scheme:enabled', { timeout: 30_000 });
+  const visibleRamps = () =>
+    page
+      .locator('.legend-ramp[data-type]')
+      .evaluateAll((els) =>
+        els
+          .filter((el) => (el as HTMLElement).offsetHeight > 0)
+          .map((el) => (el as HTMLElement).dataset.type),
+      );
+  expect(await page.isChecked('#type-colours')).toBe(true);
+  expect(await visibleRamps()).toEqual(['rain', 'snow', 'hail']);
+  await page.uncheck('#type-colours');
+  await page.waitForSelector('#legend[data-type-colours="off"]');
+  expect(await visibleRamps()).toEqual(['rain']);
+  await page.waitForSelector('body[data-frame-loaded="true"]', { timeout: 30_000 });
+  await mapIdle(page);
+  // The simulator's frames are untyped: without type colours they look exactly as before.
+  expect((await mapPixels(stepsOf('nws'))).inBoxes).toBeGreaterThan(5_000);
+  await page.check('#type-colours');
+  await page.waitForSelector('#legend[data-type-colours="on"]');
+  expect(await visibleRamps()).toEqual(['rain', 'snow', 'hail']);
+});
+
 it('switches colour scheme: picker and legend from /legend.json, the map in its colours', async () => {
   // The legend the page reads, with one scheme renamed: the picker must show what it says.
   await page.route('**/legend.json', async (route) => {
