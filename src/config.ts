@@ -8,7 +8,8 @@ import { z } from 'zod';
 import type { ArchivesBackend, Config } from './config-types';
 import { publicHost } from './shared/public-host';
 import { USAGE_FILE_NAME } from './domain/usage';
-import { type IntegerLimit, limitProblem, SIM_LIMITS } from './sim/limits';
+import { type IntegerLimit, limitProblem } from './shared/integer-limit';
+import { SIM_LIMITS } from './sim/limits';
 import { PRODUCT_LEVEL } from './sources/mrms/mrms-file-name';
 import {
   defaultPollS,

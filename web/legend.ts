@@ -18,26 +18,65 @@ export interface LegendView {
   show(legend: RadarLegend, schemeId: string): void;
   /** Called with the scheme the user picks. */
   onSelect(listener: (schemeId: string) => void): void;
+  /**
+   * Called when the user switches type colours on or off (off: the snow and hail ramps are
+   * hidden and the map shows them in rain colours).
+   */
+  onTypeColours(listener: (on: boolean) => void): void;
 }
 
-/** One swatch per step, labelled every 10 dBZ; each swatch's title is its dBZ range. */
+/** The types in the order the legend draws their ramps. */
+const TYPES = ['rain', 'snow', 'hail'] as const;
+
+/**
+ * One ramp per precipitation type (rain, snow, hail), one swatch per step, each swatch's title
+ * its type and dBZ range; under them one row of labels, every 10 dBZ.
+ */
 function renderScale(container: HTMLElement, scheme: RadarLegendScheme): void {
   const doc = container.ownerDocument;
-  container.replaceChildren(
-    ...scheme.steps.map((step) => {
-      const cell = doc.createElement('div');
-      cell.className = 'legend-step';
-      cell.title = step.label;
-      const swatch = doc.createElement('div');
-      swatch.className = 'legend-swatch';
-      swatch.style.background = step.color;
-      swatch.style.opacity = String(step.opacity);
-      const label = doc.createElement('div');
-      label.textContent = step.min % 10 === 0 ? String(step.min) : '';
-      cell.append(swatch, label);
-      return cell;
-    }),
+  const row = (className: string, head: string, cells: HTMLElement[]) => {
+    const element = doc.createElement('div');
+    element.className = className;
+    const name = doc.createElement('div');
+    name.className = 'legend-type';
+    name.textContent = head;
+    element.append(name, ...cells);
+    return element;
+  };
+  const types = TYPES.filter((type) => scheme.steps.some((step) => step.type === type));
+  const ramps = types.map((type) => {
+    const steps = scheme.steps.filter((step) => step.type === type);
+    const ramp = row(
+      'legend-ramp',
+      type,
+      steps.map((step) => {
+        const cell = doc.createElement('div');
+        cell.className = 'legend-step';
+        cell.title = `${type} ${step.label}`;
+        const swatch = doc.createElement('div');
+        swatch.className = 'legend-swatch';
+        swatch.style.background = step.color;
+        swatch.style.opacity = String(step.opacity);
+        cell.append(swatch);
+        return cell;
+      }),
+    );
+    ramp.dataset.type = type;
+    return ramp;
+  });
+  const labels = row(
+    'legend-ramp legend-labels',
+    '',
+    scheme.steps
+      .filter((step) => step.type === types[0])
+      .map((step) => {
+        const label = doc.createElement('div');
+        label.className = 'legend-step';
+        label.textContent = step.min % 10 === 0 ? String(step.min) : '';
+        return label;
+      }),
   );
+  container.replaceChildren(...ramps, labels);
 }
 
 /** Binds the legend markup of `web/index.html`. */
@@ -45,6 +84,8 @@ export function createLegendView(doc: Document): LegendView {
   const element = byId(doc, 'legend');
   const picker = byId<HTMLSelectElement>(doc, 'scheme');
   const scale = byId(doc, 'legend-scale');
+  const types = byId<HTMLInputElement>(doc, 'type-colours');
+  element.dataset.typeColours = types.checked ? 'on' : 'off';
   let current: RadarLegend | undefined;
   const draw = (schemeId: string) => {
     const scheme = current?.schemes.find((s) => s.id === schemeId);
@@ -73,6 +114,12 @@ export function createLegendView(doc: Document): LegendView {
       picker.addEventListener('change', () => {
         draw(picker.value);
         listener(picker.value);
+      });
+    },
+    onTypeColours(listener) {
+      types.addEventListener('change', () => {
+        element.dataset.typeColours = types.checked ? 'on' : 'off';
+        listener(types.checked);
       });
     },
   };

@@ -102,6 +102,7 @@ async function main(): Promise<void> {
     storeScheme(localStorage, schemeId);
     session?.setScheme(schemeId);
   });
+  legend.onTypeColours((on) => session?.setTypeColours(on));
   panel.onControls({
     toggle: () => session?.player.toggle(),
     step: (delta) => session?.player.step(delta),

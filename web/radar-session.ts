@@ -50,6 +50,8 @@ export interface RadarSession {
   status(): RadarStatus | undefined;
   /** Shows the frames in `schemeId` (applied once the legend is read, if it is not yet). */
   setScheme(schemeId: string): void;
+  /** Shows snow and hail in their own colours (on) or in the scheme's rain colours (off). */
+  setTypeColours(on: boolean): void;
   close(): void;
 }
 
@@ -83,14 +85,16 @@ export function createRadarSession(options: RadarSessionOptions): RadarSession {
   let closed = false;
   let legend: RadarLegend | undefined;
   let scheme = options.scheme;
-  /** One rewrite per scheme, so picking the shown scheme again reloads nothing. */
+  let typeColours = true;
+  /** One rewrite per scheme and type setting, so picking the shown one again reloads nothing. */
   const rewrites = new Map<string, ReturnType<typeof schemeRewrite>>();
   const applyScheme = () => {
     if (legend === undefined || closed) return;
     if (scheme === undefined || !legend.schemes.some((s) => s.id === scheme))
       scheme = legend.default;
-    if (!rewrites.has(scheme)) rewrites.set(scheme, schemeRewrite(legend, scheme));
-    frames.setRecolour(rewrites.get(scheme));
+    const key = `${scheme} ${typeColours}`;
+    if (!rewrites.has(key)) rewrites.set(key, schemeRewrite(legend, scheme, typeColours));
+    frames.setRecolour(rewrites.get(key));
   };
 
   const updateLoaded = () => {
@@ -187,6 +191,10 @@ export function createRadarSession(options: RadarSessionOptions): RadarSession {
     status: () => status,
     setScheme(schemeId) {
       scheme = schemeId;
+      applyScheme();
+    },
+    setTypeColours(on) {
+      typeColours = on;
       applyScheme();
     },
     close() {

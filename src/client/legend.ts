@@ -6,17 +6,19 @@
  * recolours the tiles itself with the colours of the legend, the same rewrite the service's
  * z/x/y scheme routes apply.
  */
-import type { Rgba } from '../render/colour-schemes';
-import { createPaletteRewrite, type PaletteRewrite } from '../render/scheme-rewrite';
+import type { Rgba } from '../palette/colour-schemes';
+import { createPaletteRewrite, type PaletteRewrite } from '../palette/scheme-rewrite';
 import { RadarResponseError } from './errors';
 
 /** Service path of the legend. */
 export const LEGEND_PATH = '/legend.json';
 
-/** One dBZ step of a scheme. */
+/** One dBZ step of one precipitation type in a scheme. */
 export interface RadarLegendStep {
-  /** Palette index in the tiles (1..15). */
+  /** Palette index in the tiles: rain 1..15, snow 17..31, hail 33..47. */
   readonly index: number;
+  /** What the step's pixels show: `rain`, `snow` or `hail`. */
+  readonly type: string;
   /** Lower bound in dBZ, inclusive. */
   readonly min: number;
   /** Upper bound in dBZ, exclusive; null for the last step. */
@@ -65,15 +67,20 @@ function checkScheme(value: unknown): RadarLegendScheme {
   const steps = scheme.steps;
   if (!Array.isArray(steps) || steps.length === 0 || steps.length > 255)
     throw new RadarResponseError(`legend scheme ${scheme.id} has no steps`);
+  const seen = new Set<unknown>();
   steps.forEach((step: Record<string, unknown>, i) => {
     if (
-      step?.index !== i + 1 ||
+      !isChannel(step?.index) ||
+      step.index === 0 ||
+      seen.has(step.index) ||
+      typeof step.type !== 'string' ||
       typeof step.min !== 'number' ||
       typeof step.label !== 'string' ||
       typeof step.color !== 'string' ||
       !isRgba(step.rgba)
     )
       throw new RadarResponseError(`legend scheme ${scheme.id}: step ${i + 1} is malformed`);
+    seen.add(step.index);
   });
   return scheme as unknown as RadarLegendScheme;
 }
@@ -88,8 +95,8 @@ export function parseLegend(body: unknown): RadarLegend {
   const schemes = doc.schemes.map(checkScheme);
   const fallback = schemes.find((s) => s.id === doc.default);
   if (fallback === undefined) throw new RadarResponseError('legend names no default scheme');
-  const size = fallback.steps.length;
-  if (schemes.some((s) => s.steps.length !== size))
+  const indices = fallback.steps.map((step) => step.index).join();
+  if (schemes.some((s) => s.steps.map((step) => step.index).join() !== indices))
     throw new RadarResponseError('legend schemes differ in their steps');
   const transparent = doc.transparent as Record<string, unknown> | undefined;
   if (transparent?.index !== 0 || !isRgba(transparent.rgba))
@@ -97,20 +104,49 @@ export function parseLegend(body: unknown): RadarLegend {
   return doc as unknown as RadarLegend;
 }
 
-/** The PNG palette of a scheme: the transparent entry, then one entry per step. */
+/**
+ * The PNG palette of a scheme: each step's colour at its index, the transparent entry at 0 and
+ * at any index no step names (16 and 32, between the type blocks).
+ */
 export function legendPalette(legend: RadarLegend, scheme: RadarLegendScheme): Rgba[] {
-  return [legend.transparent.rgba, ...scheme.steps.map((step) => step.rgba)];
+  const size = 1 + Math.max(...scheme.steps.map((step) => step.index));
+  const palette: Rgba[] = new Array<Rgba>(size).fill(legend.transparent.rgba);
+  for (const step of scheme.steps) palette[step.index] = step.rgba;
+  return palette;
+}
+
+/**
+ * `scheme` with type colours off: every step of every type in the colour of the rain step of
+ * the same dBZ (what a frame without type shows).
+ */
+function withoutTypes(scheme: RadarLegendScheme): RadarLegendScheme {
+  const rain = new Map(
+    scheme.steps.filter((step) => step.type === 'rain').map((step) => [step.min, step]),
+  );
+  return {
+    ...scheme,
+    steps: scheme.steps.map((step) => {
+      const same = rain.get(step.min) ?? step;
+      return { ...step, color: same.color, rgba: same.rgba, opacity: same.opacity };
+    }),
+  };
 }
 
 /**
  * The rewrite that shows archive tiles (in the legend's default scheme) in `schemeId`, or
- * undefined for the default scheme itself (nothing to change). Throws `RangeError` for a
- * scheme the legend does not list.
+ * undefined for the default scheme itself with type colours on (nothing to change). With
+ * `typeColours` false, snow and hail show in the scheme's rain colours. Throws `RangeError`
+ * for a scheme the legend does not list.
  */
-export function schemeRewrite(legend: RadarLegend, schemeId: string): PaletteRewrite | undefined {
-  if (schemeId === legend.default) return undefined;
-  const scheme = legend.schemes.find((s) => s.id === schemeId);
-  if (scheme === undefined) throw new RangeError(`the legend lists no scheme ${schemeId}`);
+export function schemeRewrite(
+  legend: RadarLegend,
+  schemeId: string,
+  typeColours = true,
+): PaletteRewrite | undefined {
+  if (schemeId === legend.default && typeColours) return undefined;
+  const listed = legend.schemes.find((s) => s.id === schemeId);
+  if (listed === undefined) throw new RangeError(`the legend lists no scheme ${schemeId}`);
+  const scheme = typeColours ? listed : withoutTypes(listed);
   const stored = legend.schemes.find((s) => s.id === legend.default)!;
   return createPaletteRewrite(legendPalette(legend, stored), legendPalette(legend, scheme));
 }

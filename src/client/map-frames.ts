@@ -5,7 +5,7 @@
  * the map (least recently used go first) so a long loop cannot exhaust memory or the quota.
  */
 import { Protocol } from 'pmtiles';
-import type { PaletteRewrite } from '../render/scheme-rewrite';
+import type { PaletteRewrite } from '../palette/scheme-rewrite';
 import {
   createFrameRegistry,
   guardedProtocolHandler,

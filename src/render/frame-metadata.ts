@@ -1,12 +1,12 @@
 /**
  * The JSON metadata of a rendered archive: what the pixels mean (product, valid time, units,
- * palette, and how no coverage differs from no echo) and where they came from (the source grid
+ * palette, whether pixels carry a precipitation type, and how no coverage differs from no echo) and where they came from (the source grid
  * and the resampling rule), so a client can interpret a frame without knowing its source.
  */
 import { formatTimestamp } from '../domain/timestamps';
 import { gridGeometry, type ReflectivityGrid } from '../domain/reflectivity-grid';
 import { type ClassGrid, coveredBox } from './grid-classes';
-import { REFLECTIVITY_PALETTE } from './palette';
+import { REFLECTIVITY_PALETTE } from '../palette/palette';
 
 /** Name and version of the renderer, recorded in every archive. */
 export const RENDERER = 'radar-tiles renderer 1';
@@ -15,6 +15,11 @@ export const RENDERER = 'radar-tiles renderer 1';
 const TRANSPARENT =
   'palette index 0 (transparent): no echo of at least 5 dBZ, or no radar coverage; ' +
   '"cells" counts each and "coveredBounds" boxes the covered area';
+
+/** How typed pixels are read, in the metadata's words. */
+const TYPED =
+  'palette index 16 t + step: t = 0 rain, 1 snow, 2 hail (from the precipitation-type grid); ' +
+  'step 1..15 as in "palette"';
 
 /** How pixels are resampled from the grid, in the metadata's words. */
 const RESAMPLING =
@@ -30,6 +35,7 @@ export function frameMetadata(
   grid: ReflectivityGrid,
   classes: ClassGrid,
   extra: Readonly<Record<string, unknown>> = {},
+  typed = false,
 ): Record<string, unknown> {
   const timestamp = formatTimestamp(grid.validTimeMs);
   const covered = coveredBox(classes);
@@ -45,6 +51,7 @@ export function frameMetadata(
     units: 'dBZ',
     palette: REFLECTIVITY_PALETTE.map((step) => ({ dbz: step.dbz, color: step.color })),
     transparent: TRANSPARENT,
+    precipitationType: typed ? { typed: true, indices: TYPED } : { typed: false },
     grid: gridGeometry(grid),
     cells: { ...classes.counts },
     coveredBounds: covered

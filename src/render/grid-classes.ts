@@ -1,11 +1,14 @@
 /**
- * First pass of a frame: every grid cell reduced to its palette index (one byte: 0 transparent,
- * 1..15 the colour steps, see `paletteIndex`), plus coarse maps of where echo and coverage
+ * First pass of a frame: every grid cell reduced to its class (one byte, 0 transparent; without
+ * a type grid the palette index 1..15 of its colour step, see `paletteIndex`; with one
+ * `step << 2 | type`, so the strongest step wins a maximum and, at equal steps, hail over snow
+ * over rain), plus coarse maps of where echo and coverage
  * exist, and counts of each kind of cell. Everything after this pass works on bytes, whose
  * maximum is what a pixel shows, and skips regions without echo by looking at the coarse map.
  */
+import { typeOrdinal, type PrecipTypeGrid } from '../domain/precip-type-grid';
 import type { ReflectivityGrid } from '../domain/reflectivity-grid';
-import { MIN_VISIBLE_DBZ, REFLECTIVITY_PALETTE } from './palette';
+import { MIN_VISIBLE_DBZ, REFLECTIVITY_PALETTE, TYPE_STRIDE } from '../palette/palette';
 
 // Local bindings for the hot loops (an exported const is read as a property where it is used).
 const SHIFT = 4;
@@ -18,12 +21,17 @@ const BLOCK = 1 << SHIFT;
 const MIN_VISIBLE = MIN_VISIBLE_DBZ;
 const TOP_INDEX = REFLECTIVITY_PALETTE.length;
 
-/** A grid's cells as palette indices. */
+/** A grid's cells as classes. */
 export interface ClassGrid {
   readonly width: number;
   readonly height: number;
-  /** `width * height` palette indices, same layout as the grid's values. */
+  /** `width * height` classes, same layout as the grid's values. */
   readonly classes: Uint8Array;
+  /**
+   * The palette index of each class (256 entries), or `undefined` when classes are palette
+   * indices already (a grid without type).
+   */
+  readonly paletteOf: Uint8Array | undefined;
   /** Blocks per row of the block maps. */
   readonly blocksWide: number;
   /**
@@ -37,12 +45,21 @@ export interface ClassGrid {
   readonly counts: { readonly noCoverage: number; readonly noEcho: number; readonly echo: number };
 }
 
+/** Palette index of each typed class `step << 2 | type`: `16 * type + step`. */
+const TYPED_PALETTE = ((): Uint8Array => {
+  const lut = new Uint8Array(256);
+  for (let step = 1; step <= REFLECTIVITY_PALETTE.length; step++)
+    for (let type = 0; type < 3; type++) lut[(step << 2) | type] = TYPE_STRIDE * type + step;
+  return lut;
+})();
+
 /**
  * Classifies every cell: the no-coverage marker and NaN count as no coverage, the no-echo
  * marker and values below the palette as no echo (both transparent), the rest as their colour
- * step.
+ * step, and with `types` (the same shape, checked by the caller) as their step and the type of
+ * the flag code under them (`typeOrdinal`).
  */
-export function classifyGrid(grid: ReflectivityGrid): ClassGrid {
+export function classifyGrid(grid: ReflectivityGrid, types?: PrecipTypeGrid): ClassGrid {
   const { width, height, values } = grid;
   const noCoverage = Math.fround(grid.noCoverage);
   const top = 5 * TOP_INDEX;
@@ -51,6 +68,7 @@ export function classifyGrid(grid: ReflectivityGrid): ClassGrid {
   const blocks = blocksWide * Math.ceil(height / BLOCK_CELLS);
   const echoBlocks = new Uint8Array(blocks);
   const coveredBlocks = new Uint8Array(blocks);
+  const codes = types?.codes;
   let uncovered = 0;
   let echo = 0;
   for (let r = 0; r < height; r++) {
@@ -64,7 +82,9 @@ export function classifyGrid(grid: ReflectivityGrid): ClassGrid {
       for (let c = start; c < end; c++) {
         const v = values[row + c]!;
         if (v >= MIN_VISIBLE) {
-          classes[row + c] = v >= top ? TOP_INDEX : (v / 5) | 0;
+          const step = v >= top ? TOP_INDEX : (v / 5) | 0;
+          classes[row + c] =
+            codes === undefined ? step : (step << 2) | typeOrdinal(codes[row + c]!);
           echoHere++;
         } else if (v === noCoverage || v !== v) uncoveredHere++;
       }
@@ -75,7 +95,8 @@ export function classifyGrid(grid: ReflectivityGrid): ClassGrid {
     }
   }
   const counts = { noCoverage: uncovered, noEcho: width * height - uncovered - echo, echo };
-  return { width, height, classes, blocksWide, echoBlocks, coveredBlocks, counts };
+  const paletteOf = codes === undefined ? undefined : TYPED_PALETTE;
+  return { width, height, classes, paletteOf, blocksWide, echoBlocks, coveredBlocks, counts };
 }
 
 /** Whether any cell of the inclusive box c0..c1 x r0..r1 may hold echo (by the block map). */

@@ -1,10 +1,11 @@
 /**
  * The one renderer: any reflectivity grid in, a complete PMTiles archive out (web-mercator
- * 256 px 4-bit palette PNG tiles for zooms 0..maxZoom, tiles without echo omitted, metadata
+ * 256 px palette PNG tiles (4-bit; 8-bit where a typed frame has snow or hail) for zooms 0..maxZoom, tiles without echo omitted, metadata
  * naming the source product, valid time, units, palette, and what is covered apart from what
  * has no echo).
  * Every source (the simulator, MRMS) publishes through this, in-process or in the render pool.
  */
+import { type PrecipTypeGrid, typeGridProblem } from '../domain/precip-type-grid';
 import { gridExtent, gridProblem, type ReflectivityGrid } from '../domain/reflectivity-grid';
 import { type TileInput, writePmtiles } from '../pmtiles/writer';
 import { type AxisFootprints, columnFootprints, rowFootprints } from './footprints';
@@ -54,11 +55,20 @@ export function checkFrameRenderOptions(options: FrameRenderOptions): void {
  * The archive of `grid`. Pure and deterministic: the same grid and options give the same bytes.
  * Throws `RangeError` naming the problem for a grid {@link gridProblem} refuses or bad options.
  * A grid without any echo still gives a valid archive: its single z0 tile, transparent.
+ * With `types` (precipitation-type codes on the same raster; `RangeError` when
+ * {@link typeGridProblem} refuses them) the pixels with echo also carry their type: tiles
+ * holding snow or hail are 8-bit in the typed palette, and the metadata says the frame is typed.
  */
-export function renderFrame(grid: ReflectivityGrid, options: FrameRenderOptions = {}): Buffer {
+export function renderFrame(
+  grid: ReflectivityGrid,
+  options: FrameRenderOptions = {},
+  types?: PrecipTypeGrid,
+): Buffer {
   checkFrameRenderOptions(options);
   const problem = gridProblem(grid);
   if (problem !== undefined) throw new RangeError(`bad reflectivity grid: ${problem}`);
+  const typeProblem = types === undefined ? undefined : typeGridProblem(grid, types);
+  if (typeProblem !== undefined) throw new RangeError(`bad type grid: ${typeProblem}`);
   const maxZoom = options.maxZoom ?? DEFAULT_MAX_ZOOM;
   const extent = gridExtent(grid);
   const ranges = tileRanges(extent, maxZoom);
@@ -75,7 +85,7 @@ export function renderFrame(grid: ReflectivityGrid, options: FrameRenderOptions 
   while (pyramidTop < maxZoom && columns[pyramidTop + 1]!.nested && rows[pyramidTop + 1]!.nested)
     pyramidTop++;
 
-  const classes = classifyGrid(grid);
+  const classes = classifyGrid(grid, types);
   const images: ZoomImage[] = [];
   if (pyramidTop >= 0) {
     images[pyramidTop] = reduceGrid(classes, pyramidTop, columns[pyramidTop]!, rows[pyramidTop]!);
@@ -86,7 +96,7 @@ export function renderFrame(grid: ReflectivityGrid, options: FrameRenderOptions 
     }
   }
 
-  const writer = createTileWriter({ pngLevel: options.pngLevel });
+  const writer = createTileWriter({ pngLevel: options.pngLevel, paletteOf: classes.paletteOf });
   const tiles: TileInput[] = [];
   for (const range of ranges) {
     const { z } = range;
@@ -120,6 +130,6 @@ export function renderFrame(grid: ReflectivityGrid, options: FrameRenderOptions 
     maxZoom,
     bounds: [extent.west, extent.south, extent.east, extent.north],
     center: [center[0], center[1], center[2]],
-    metadata: frameMetadata(grid, classes, options.metadata),
+    metadata: frameMetadata(grid, classes, options.metadata, types !== undefined),
   });
 }

@@ -1,6 +1,8 @@
 /**
  * One web-mercator tile as a 4-bit palette PNG (palette {@link paletteRgba}: index 0
- * transparent, 1..15 the colour steps), its indices taken either from a whole-zoom image (low
+ * transparent, 1..15 the colour steps) or, for a typed frame whose tile holds snow or hail, an
+ * 8-bit one in the stored typed palette (`storedPalette`: rain 1..15, snow 17..31, hail 33..47;
+ * a typed tile with rain alone stays 4-bit and is byte for byte an untyped one), its indices taken either from a whole-zoom image (low
  * zooms) or straight from the class grid through the zoom's footprints (zooms at or above the
  * grid's resolution).
  * Tiles without echo are reported as absent, so the archive leaves them out: readers show nothing
@@ -8,8 +10,9 @@
  */
 import type { AxisFootprints } from './footprints';
 import { boxMayHoldEcho, type ClassGrid } from './grid-classes';
-import { createIndexedPngEncoder } from './indexed-png';
-import { paletteRgba } from './palette';
+import { storedPalette } from '../palette/colour-schemes';
+import { createIndexedPngEncoder } from '../palette/indexed-png';
+import { paletteRgba, TYPE_STRIDE } from '../palette/palette';
 import { TILE_SIZE as IMPORTED_TILE_SIZE } from './web-mercator';
 import type { ZoomImage } from './zoom-image';
 
@@ -17,6 +20,11 @@ import type { ZoomImage } from './zoom-image';
 export interface TileWriterOptions {
   /** zlib level of the PNGs (default 6). */
   readonly pngLevel?: number;
+  /**
+   * The palette index of each class (`ClassGrid.paletteOf`) when the classes are typed; without
+   * it classes are palette indices 0..15.
+   */
+  readonly paletteOf?: Uint8Array;
 }
 
 /** Writes tiles; holds scratch memory, so use one per thread. */
@@ -49,6 +57,8 @@ export function createTileWriter(options: TileWriterOptions = {}): TileWriter {
   const encoder = createIndexedPngEncoder(paletteRgba(), { level: options.pngLevel ?? 6 });
   const scanlines = new Uint8Array(ROW_BYTES * TILE_SIZE);
   const encode = () => encoder.encode(TILE_SIZE, TILE_SIZE, 4, scanlines);
+  if (options.paletteOf !== undefined)
+    return createTypedTileWriter(options.paletteOf, options.pngLevel ?? 6, encode, scanlines);
 
   return {
     fromImage(image, tx, ty, keepEmpty = false) {
@@ -121,6 +131,98 @@ export function createTileWriter(options: TileWriterOptions = {}): TileWriter {
         }
       }
       return echo || keepEmpty ? encode() : undefined;
+    },
+  };
+}
+
+/**
+ * The writer of typed frames: each pixel's class (the maximum, as for untyped tiles) goes
+ * through `paletteOf` into one byte, then the tile is packed 4-bit when it holds rain alone and
+ * 8-bit in the typed palette otherwise.
+ */
+function createTypedTileWriter(
+  paletteOf: Uint8Array,
+  level: number,
+  encode4: () => Buffer,
+  scanlines4: Uint8Array,
+): TileWriter {
+  const typed = createIndexedPngEncoder(storedPalette(), { level });
+  const rowBytes8 = 1 + TILE_SIZE;
+  const scanlines8 = new Uint8Array(rowBytes8 * TILE_SIZE);
+  const pixels = new Uint8Array(TILE_SIZE * TILE_SIZE);
+
+  /** PNG of `pixels` (palette indices), the smallest depth that holds them. */
+  const pack = (top: number): Buffer => {
+    if (top < TYPE_STRIDE) {
+      for (let j = 0; j < TILE_SIZE; j++) {
+        const at = j * TILE_SIZE;
+        const out = j * ROW_BYTES + 1;
+        for (let b = 0; b < TILE_SIZE / 2; b++)
+          scanlines4[out + b] = (pixels[at + 2 * b]! << 4) | pixels[at + 2 * b + 1]!;
+      }
+      return encode4();
+    }
+    for (let j = 0; j < TILE_SIZE; j++)
+      scanlines8.set(pixels.subarray(j * TILE_SIZE, (j + 1) * TILE_SIZE), j * rowBytes8 + 1);
+    return typed.encode(TILE_SIZE, TILE_SIZE, 8, scanlines8);
+  };
+
+  return {
+    fromImage(image, tx, ty, keepEmpty = false) {
+      const left = tx * TILE_SIZE - image.x0;
+      const top = ty * TILE_SIZE - image.y0;
+      const { width, pixels: classes } = image;
+      let highest = 0;
+      for (let j = 0; j < TILE_SIZE; j++) {
+        const start = (top + j) * width + left;
+        const out = j * TILE_SIZE;
+        for (let i = 0; i < TILE_SIZE; i++) {
+          const index = paletteOf[classes[start + i]!]!;
+          pixels[out + i] = index;
+          if (index > highest) highest = index;
+        }
+      }
+      return highest === 0 && !keepEmpty ? undefined : pack(highest);
+    },
+
+    fromGrid(grid, columns, rows, tx, ty, keepEmpty = false) {
+      const i0 = tx * TILE_SIZE - columns.first;
+      const j0 = ty * TILE_SIZE - rows.first;
+      const cols = span(columns, i0);
+      const rws = span(rows, j0);
+      const mayHoldEcho =
+        cols !== undefined &&
+        rws !== undefined &&
+        boxMayHoldEcho(grid, cols[0], cols[1], rws[0], rws[1]);
+      if (!mayHoldEcho && !keepEmpty) return undefined;
+      const { width: cells, classes } = grid;
+      const { lo, hi } = columns;
+      let highest = 0;
+      pixels.fill(0);
+      for (let j = 0; j < TILE_SIZE; j++) {
+        const out = j * TILE_SIZE;
+        const a = rows.lo[j0 + j]!;
+        if (a < 0) continue;
+        const b = rows.hi[j0 + j]!;
+        if (cols === undefined || !boxMayHoldEcho(grid, cols[0], cols[1], a, b)) continue;
+        for (let i = 0; i < TILE_SIZE; i++) {
+          const c0 = lo[i0 + i]!;
+          if (c0 < 0) continue;
+          const c1 = hi[i0 + i]!;
+          let m = 0;
+          for (let r = a; r <= b; r++) {
+            const row = r * cells;
+            for (let c = c0; c <= c1; c++) {
+              const v = classes[row + c]!;
+              if (v > m) m = v;
+            }
+          }
+          const index = paletteOf[m]!;
+          pixels[out + i] = index;
+          if (index > highest) highest = index;
+        }
+      }
+      return highest === 0 && !keepEmpty ? undefined : pack(highest);
     },
   };
 }

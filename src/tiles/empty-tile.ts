@@ -5,7 +5,7 @@
  * Encoded with the renderer's palette encoder (one transparent entry, 1 bit per pixel), so
  * serving it needs no image library.
  */
-import { createIndexedPngEncoder } from '../render/indexed-png';
+import { createIndexedPngEncoder } from '../palette/indexed-png';
 
 /** Edge of the tiles the renderer writes and map clients request by default. */
 const EDGE = 256;

@@ -1,5 +1,5 @@
 /**
- * The `/legend.json` document: every colour scheme's dBZ steps, colours (CSS hex and RGBA as
+ * The `/legend.json` document: every colour scheme's dBZ steps per precipitation type, colours (CSS hex and RGBA as
  * in the tiles' palette), opacity and labels, and the URL templates of its tiles, built from
  * the scheme table alone. It depends on nothing published, so it changes only when the table
  * does (with a deploy) and is the same on every replica. URLs are paths relative to the
@@ -11,13 +11,21 @@ import {
   schemeRgba,
   stepLabel,
   stepRange,
-} from '../render/colour-schemes';
-import { MIN_VISIBLE_DBZ } from '../render/palette';
+} from '../palette/colour-schemes';
+import {
+  MIN_VISIBLE_DBZ,
+  PRECIP_TYPES,
+  type PrecipType,
+  REFLECTIVITY_PALETTE,
+  typedIndex,
+} from '../palette/palette';
 
-/** One dBZ step of a scheme. */
+/** One dBZ step of one precipitation type in a scheme. */
 export interface LegendStep {
-  /** Palette index in the tiles (1..15). */
+  /** Palette index in the tiles: 16 t + step (rain 1..15, snow 17..31, hail 33..47). */
   readonly index: number;
+  /** The precipitation type the step's pixels show (untyped frames hold rain alone). */
+  readonly type: PrecipType;
   /** Lower bound in dBZ, inclusive. */
   readonly min: number;
   /** Upper bound in dBZ, exclusive; null for the last step (everything above). */
@@ -77,16 +85,26 @@ export function buildLegend(): Legend {
       description: scheme.description,
       tiles: `/tiles/{timestamp}/${scheme.id}/{z}/{x}/{y}.png`,
       tilejson: `/tiles/{timestamp}/${scheme.id}.json`,
-      steps: schemeRgba(scheme)
-        .slice(1)
-        .map(([r, g, b, a], i) => ({
-          index: i + 1,
-          ...stepRange(i + 1),
-          label: stepLabel(i + 1),
-          color: hex([r, g, b]),
-          rgba: [r, g, b, a] as const,
-          opacity: Math.round((a / 255) * 1000) / 1000,
-        })),
+      steps: legendSteps(schemeRgba(scheme)),
     })),
   };
+}
+
+/** The steps of a scheme's palette: per type in `PRECIP_TYPES` order, its 15 dBZ steps. */
+function legendSteps(palette: readonly (readonly number[])[]): LegendStep[] {
+  return PRECIP_TYPES.flatMap((type) =>
+    REFLECTIVITY_PALETTE.map((_, i) => {
+      const index = typedIndex(type, i + 1);
+      const [r, g, b, a] = palette[index] as [number, number, number, number];
+      return {
+        index,
+        type,
+        ...stepRange(i + 1),
+        label: stepLabel(i + 1),
+        color: hex([r, g, b]),
+        rgba: [r, g, b, a] as const,
+        opacity: Math.round((a / 255) * 1000) / 1000,
+      };
+    }),
+  );
 }

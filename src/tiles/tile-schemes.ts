@@ -6,9 +6,13 @@
  * be taken for the old one by a client revalidating with `If-None-Match`.
  */
 import { createHash } from 'node:crypto';
-import { COLOUR_SCHEMES, schemeRgba, type ColourScheme } from '../render/colour-schemes';
-import { paletteRgba } from '../render/palette';
-import { createPaletteRewrite } from '../render/scheme-rewrite';
+import {
+  COLOUR_SCHEMES,
+  schemeRgba,
+  storedPalette,
+  type ColourScheme,
+} from '../palette/colour-schemes';
+import { createPaletteRewrite } from '../palette/scheme-rewrite';
 
 /** One scheme, ready for the tile routes. */
 export interface TileScheme {
@@ -24,7 +28,7 @@ export interface TileScheme {
 
 /** Every scheme of the table by id, each with its rewrite built. */
 export function createTileSchemes(): ReadonlyMap<string, TileScheme> {
-  const stored = paletteRgba();
+  const stored = storedPalette();
   const schemes = new Map<string, TileScheme>();
   for (const scheme of COLOUR_SCHEMES) {
     const rgba = schemeRgba(scheme);

@@ -5,14 +5,14 @@
  * same follower in-process with `RADAR_SOURCE=mrms`.
  */
 import type { Registry } from 'prom-client';
-import { createHttpDirectoryFeed } from '../adapters/fetch/http-directory-feed';
 import path from 'node:path';
-import { createDirectoryFileFeed } from '../adapters/fs/directory-file-feed';
+import { createHttpDirectoryFeed } from '../sources/mrms/http-directory-feed';
+import { createDirectoryFileFeed } from '../sources/mrms/directory-file-feed';
 import { createFileVerdicts, VERDICT_FILE_NAME } from '../adapters/fs/file-verdict-file';
 import { waitForRedisReady } from '../adapters/redis/client';
 import { createRedisFileVerdicts } from '../adapters/redis/file-verdict-hash';
 import { MRMS_LEADER_KEY, MRMS_VERDICTS_KEY } from '../adapters/redis/keys';
-import { createBucketFileFeed } from '../adapters/s3/bucket-file-feed';
+import { createBucketFileFeed } from '../sources/mrms/bucket-file-feed';
 import { createS3Client } from '../adapters/s3/client';
 import type { ArchivesBackend, Config, MrmsSettings } from '../config';
 import type { FileFeed, FileVerdictStore, FrameSink, LeaderLease } from '../domain/ports';

@@ -12,7 +12,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { StoreUnavailableError } from '../../src/domain/archive-errors';
-import { COLOUR_SCHEMES } from '../../src/render/colour-schemes';
+import { COLOUR_SCHEMES } from '../../src/palette/colour-schemes';
 import type { ArchiveStore, RateLimiter } from '../../src/domain/ports';
 import type { InjectResponse } from '../../src/http/inject';
 import {

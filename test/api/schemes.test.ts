@@ -10,7 +10,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { RedisRateLimiter } from '../../src/adapters/redis/rate-limiter';
-import { COLOUR_SCHEMES, schemeRgba } from '../../src/render/colour-schemes';
+import { COLOUR_SCHEMES, schemeRgba } from '../../src/palette/colour-schemes';
 import { EMPTY_TILE_PNG } from '../../src/tiles/empty-tile';
 import { buildLegend, type Legend } from '../../src/tiles/legend-document';
 import { FOREIGN_TILE, schemeArchive, schemePixelMismatches } from '../fixtures/palette-tiles';
@@ -189,6 +189,7 @@ describe('schemes on one embedded replica', () => {
     expect(cividis.tiles).toBe('/tiles/{timestamp}/cividis/{z}/{x}/{y}.png');
     expect(cividis.steps[0]).toEqual({
       index: 1,
+      type: 'rain',
       min: 5,
       max: 10,
       label: '5–10 dBZ',
@@ -197,10 +198,16 @@ describe('schemes on one embedded replica', () => {
       opacity: 1,
     });
     expect(cividis.steps[14]).toMatchObject({ index: 15, min: 75, max: null, label: '≥ 75 dBZ' });
-    for (const scheme of legend.schemes)
-      expect(scheme.steps.map((s) => s.rgba)).toEqual(
-        schemeRgba(COLOUR_SCHEMES.find((s) => s.id === scheme.id)!).slice(1),
+    // Every step has its type: rain 1..15, snow 17..31, hail 33..47, in each scheme its colours.
+    expect(cividis.steps[15]).toMatchObject({ index: 17, type: 'snow', min: 5, color: '#3569b8' });
+    expect(cividis.steps[44]).toMatchObject({ index: 47, type: 'hail', min: 75, color: '#000000' });
+    for (const scheme of legend.schemes) {
+      expect(scheme.steps.map((s) => s.type)).toEqual(
+        ['rain', 'snow', 'hail'].flatMap((t) => new Array<string>(15).fill(t)),
       );
+      const palette = schemeRgba(COLOUR_SCHEMES.find((s) => s.id === scheme.id)!);
+      expect(scheme.steps.map((s) => s.rgba)).toEqual(scheme.steps.map((s) => palette[s.index]));
+    }
 
     const notModified = await get('/legend.json', { 'If-None-Match': String(res.headers.etag) });
     expect(notModified.status).toBe(304);

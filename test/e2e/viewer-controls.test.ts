@@ -43,6 +43,7 @@ const CONTROLS = {
     '#next',
     '#latest',
     '#scheme',
+    '#type-colours',
     '.maplibregl-ctrl-attrib a',
   ],
   /** In the part of the panel a phone folds away. */

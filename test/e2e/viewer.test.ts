@@ -21,7 +21,7 @@ import { launchChromium, type Chromium } from '../harness/browser';
 import { publishRadarFrames, startViewerApi, type ViewerApi } from '../harness/browser-api';
 import { APPS, KEYS } from '../harness/embedded-api';
 import { request } from '../harness/http-client';
-import { COLOUR_SCHEMES, schemeRgba } from '../../src/render/colour-schemes';
+import { COLOUR_SCHEMES, schemeRgba } from '../../src/palette/colour-schemes';
 import { countPalettePixels, decodePng, type StepColours } from '../harness/palette-pixels';
 
 const FRAMES = 8;
@@ -92,7 +92,13 @@ it('shows palette-coloured radar over CONUS with the demo credentials pre-filled
   expect(await page.textContent('#health')).toContain('healthy');
   expect(await page.textContent('#quota')).toMatch(/Requests left: \d+\/1000/);
   await page.waitForSelector('#legend[data-scheme="nws"]', { timeout: 30_000 });
-  expect(await page.locator('.legend-swatch').count()).toBe(15);
+  // Three ramps (rain, snow, hail) of 15 steps each.
+  expect(await page.locator('.legend-swatch').count()).toBe(45);
+  expect(
+    await page
+      .locator('.legend-ramp')
+      .evaluateAll((els) => els.map((el) => (el as HTMLElement).dataset.type)),
+  ).toEqual(['rain', 'snow', 'hail']);
   // The radar's credit comes from the shown archive's metadata (here the simulator's).
   await page.waitForFunction(
     () => document.querySelector('.maplibregl-ctrl-attrib')?.textContent?.includes('simulator'),
@@ -112,9 +118,15 @@ it('shows palette-coloured radar over CONUS with the demo credentials pre-filled
   expect(outside).toBeLessThan(pixels.inBoxes / 100);
 });
 
-/** Colours of a scheme's steps, as the service's table has them. */
+/** Colours of a scheme's rain steps (the simulator's frames are untyped), as the table has them. */
 const stepsOf = (id: string): StepColours =>
-  schemeRgba(COLOUR_SCHEMES.find((s) => s.id === id)!).slice(1);
+  schemeRgba(COLOUR_SCHEMES.find((s) => s.id === id)!).slice(1, 16);
+
+/** Colours of a scheme's legend swatches: rain, snow and hail, each in step order. */
+const swatchesOf = (id: string): StepColours => {
+  const rgba = schemeRgba(COLOUR_SCHEMES.find((s) => s.id === id)!);
+  return [...rgba.slice(1, 16), ...rgba.slice(17, 32), ...rgba.slice(33, 48)];
+};
 
 /** Pixels of the map alone (panels and controls hidden) in `steps`' colours, CONUS boxed. */
 async function mapPixels(steps?: StepColours) {
@@ -136,6 +148,30 @@ async function mapPixels(steps?: StepColours) {
   await hide.evaluate((style) => (style as Element).remove());
   return countPalettePixels(png, [box], steps);
 }
+
+it('switches type colours off and on: the snow and hail ramps go, the map keeps its rain', async () => {
+  await page.waitForSelector('#legend[data-scheme] #scheme:enabled', { timeout: 30_000 });
+  const visibleRamps = () =>
+    page
+      .locator('.legend-ramp[data-type]')
+      .evaluateAll((els) =>
+        els
+          .filter((el) => (el as HTMLElement).offsetHeight > 0)
+          .map((el) => (el as HTMLElement).dataset.type),
+      );
+  expect(await page.isChecked('#type-colours')).toBe(true);
+  expect(await visibleRamps()).toEqual(['rain', 'snow', 'hail']);
+  await page.uncheck('#type-colours');
+  await page.waitForSelector('#legend[data-type-colours="off"]');
+  expect(await visibleRamps()).toEqual(['rain']);
+  await page.waitForSelector('body[data-frame-loaded="true"]', { timeout: 30_000 });
+  await mapIdle(page);
+  // The simulator's frames are untyped: without type colours they look exactly as before.
+  expect((await mapPixels(stepsOf('nws'))).inBoxes).toBeGreaterThan(5_000);
+  await page.check('#type-colours');
+  await page.waitForSelector('#legend[data-type-colours="on"]');
+  expect(await visibleRamps()).toEqual(['rain', 'snow', 'hail']);
+});
 
 it('switches colour scheme: picker and legend from /legend.json, the map in its colours', async () => {
   // The legend the page reads, with one scheme renamed: the picker must show what it says.
@@ -165,7 +201,7 @@ it('switches colour scheme: picker and legend from /legend.json, the map in its 
     const swatches = await page
       .locator('.legend-swatch')
       .evaluateAll((els) => els.map((el) => getComputedStyle(el).backgroundColor));
-    expect(swatches).toEqual(stepsOf('cividis').map(([r, g, b]) => `rgb(${r}, ${g}, ${b})`));
+    expect(swatches).toEqual(swatchesOf('cividis').map(([r, g, b]) => `rgb(${r}, ${g}, ${b})`));
     await page.waitForSelector('body[data-frame-loaded="true"]', { timeout: 30_000 });
     await mapIdle(page);
     const cividis = await mapPixels(stepsOf('cividis'));

@@ -4,7 +4,7 @@
  * The palette is the renderer's (NWS) unless another scheme's colours are given.
  */
 import { PNG } from 'pngjs';
-import { paletteRgba } from '../../src/render/palette';
+import { paletteRgba } from '../../src/palette/palette';
 
 export interface PixelBox {
   readonly left: number;

@@ -7,7 +7,7 @@
  * with the same validators everywhere, negotiated encodings passing through untouched.
  */
 import { gunzipSync } from 'node:zlib';
-import { COLOUR_SCHEMES, schemeRgba } from '../../src/render/colour-schemes';
+import { COLOUR_SCHEMES, schemeRgba } from '../../src/palette/colour-schemes';
 import { EMPTY_TILE_PNG } from '../../src/tiles/empty-tile';
 import { buildLegend } from '../../src/tiles/legend-document';
 import { schemePixelMismatches, variantAt } from '../fixtures/palette-tiles';

@@ -8,7 +8,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createDirectoryFileFeed } from '../../src/adapters/fs/directory-file-feed';
+import { createDirectoryFileFeed } from '../../src/sources/mrms/directory-file-feed';
 import { mrmsFileName, PRODUCT_LEVEL, SAMPLE_TIME_MS } from '../fixtures/mrms-frames';
 
 let root: string;

@@ -9,7 +9,7 @@
 import Redis from 'ioredis';
 import { rateLimitKey } from '../../src/adapters/redis/keys';
 import { LEASE_SCRIPT, leaseDuration } from '../../src/adapters/redis/lease-script';
-import { IDLE_HAND_BACK_MS } from '../../src/adapters/redis/quota-lease';
+import { IDLE_HAND_BACK_MS } from '../../src/quota/quota-lease';
 import {
   createRedisRateLimiter,
   type RedisRateLimiter,

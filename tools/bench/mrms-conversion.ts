@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { decodeHeader } from '../../src/pmtiles/header';
-import { REFLECTIVITY_PALETTE, hexToRgb } from '../../src/render/palette';
+import { REFLECTIVITY_PALETTE, hexToRgb } from '../../src/palette/palette';
 import { log } from './runner';
 import { measureCommand, medianCost, sequence, type ProcessCost } from './process-cost';
 

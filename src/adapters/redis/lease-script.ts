@@ -54,6 +54,8 @@
  *   `carryTtlMs` (what is left of the replica's insurance window). A carrying call always
  *   gets the full reply (the window may be new). `asked = 0` carries only.
  */
+import type { LeaseCall } from '../../quota/quota-lease-types';
+
 export const LEASE_SCRIPT = `
 local asked = tonumber(ARGV[1])
 local limit = tonumber(ARGV[3])
@@ -151,20 +153,6 @@ const MAX_TAIL = 4095;
 const MAX_EXACT = 255;
 /** Keeps `customDuration × 1000` (the library's milliseconds) an exact integer. */
 const MAX_NEED = 32_767;
-
-/** What a lease tells the script through the library's `customDuration` (see above). */
-export interface LeaseCall {
-  /** Requests waiting for this reply (at least 1). */
-  readonly need: number;
-  /** Divisor of the remaining quota for the speculative part (at least 1). */
-  readonly share: number;
-  /** Speculative points allowed whatever the remaining quota (0 for exact decisions). */
-  readonly tail: number;
-  /** Below this many points left (beyond `need`), no speculative points at all. */
-  readonly exact: number;
-  /** The caller knows the window's end: the script may skip reporting it. */
-  readonly known: boolean;
-}
 
 /** What a lease adds to the library's arguments (ARGV[5..8], see above). */
 export interface LeaseGuard {

@@ -30,11 +30,11 @@ import type { Logger } from '../../logger';
 import { createWindowCounter, toDecision } from '../memory/rate-limiter';
 import type { RedisClient } from './client';
 import { RATE_LIMIT_KEY_PREFIX } from './keys';
-import { LEASE_SCRIPT, leaseDuration, type LeaseCall, type LeaseGuard } from './lease-script';
+import { LEASE_SCRIPT, leaseDuration, type LeaseGuard } from './lease-script';
 import { createLeasingLimiter, type LeaseReply } from './leasing-limiter';
-import { createOutageLedger, type Carry } from './outage-ledger';
-import { createQuotaLease } from './quota-lease';
-import type { LeaseDecision, LeaseGrant } from './quota-lease-types';
+import { createOutageLedger, type Carry } from '../../quota/outage-ledger';
+import { createQuotaLease } from '../../quota/quota-lease';
+import type { LeaseCall, LeaseDecision, LeaseGrant } from '../../quota/quota-lease-types';
 
 export interface RedisRateLimiterOptions {
   /** Command client (`createRedisClient`): no offline queue, bounded command timeout. */

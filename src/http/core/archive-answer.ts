@@ -8,9 +8,9 @@
 import type { ArchiveMeta, ArchiveStore, ByteWindow, CatalogReader } from '../../domain/ports';
 import { parseTimestamp } from '../../domain/timestamps';
 import { BadRequestError, PreconditionFailedError, RangeNotSatisfiableError } from '../../errors';
-import { selectRange } from '../byte-range';
-import { evaluatePreconditions, ifRangeAllows } from '../conditional';
-import { immutableCacheControl } from '../cache-control';
+import { selectRange } from './byte-range';
+import { evaluatePreconditions, ifRangeAllows } from './conditional';
+import { immutableCacheControl } from './cache-control';
 import type { Answer } from './answer';
 import type { Caller } from './authorise';
 import { openBody } from './open-body';

@@ -9,7 +9,7 @@ import type { OriginPolicy } from '../../domain/origin-policy';
 import { requestOrigin } from '../../domain/origin-policy';
 import { ForbiddenError, UnauthorizedError, type HttpError } from '../../errors';
 import type { KeyStore } from '../../domain/ports';
-import { parseBearer } from '../credentials';
+import { parseBearer } from './credentials';
 
 /** Identity of an authorised caller. */
 export interface Caller {

@@ -7,8 +7,8 @@
 import { ClientGoneError, StoreUnavailableError } from '../../domain/archive-errors';
 import { HttpError } from '../../errors';
 import type { Logger } from '../../logger';
-import { createErrorLogSampler } from '../error-log-sampler';
-import { isRoutineRefusal, toHttpError } from '../error-map';
+import { createErrorLogSampler } from './error-log-sampler';
+import { isRoutineRefusal, toHttpError } from './error-map';
 import { errorAnswer, type Answer } from './answer';
 
 /** Where a failure happened, for its log line and its answer. */

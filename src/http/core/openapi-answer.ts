@@ -6,7 +6,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { PreconditionFailedError, ServiceUnavailableError } from '../../errors';
 import type { OpenApiDocument } from '../../openapi/openapi-document';
-import { evaluatePreconditions } from '../conditional';
+import { evaluatePreconditions } from './conditional';
 import type { Answer } from './answer';
 import { OPENAPI_ROUTE } from './route-table';
 

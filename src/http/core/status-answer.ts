@@ -11,8 +11,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { StatusDocument } from '../../domain/status-document';
 import { PreconditionFailedError, ServiceUnavailableError } from '../../errors';
-import { preferredEncoding } from '../accept-encoding';
-import { evaluatePreconditions } from '../conditional';
+import { preferredEncoding } from './accept-encoding';
+import { evaluatePreconditions } from './conditional';
 import type { Answer } from './answer';
 import { STATUS_ROUTE } from './route-table';
 

@@ -23,7 +23,7 @@ import { EMPTY_TILE_PNG } from '../../tiles/empty-tile';
 import { parseTileCoordinates, type TileCoordinates } from '../../tiles/tile-coordinates';
 import type { TileLocator } from '../../tiles/tile-locator';
 import { createTileSchemes, type TileScheme } from '../../tiles/tile-schemes';
-import { evaluatePreconditions } from '../conditional';
+import { evaluatePreconditions } from './conditional';
 import type { Answer } from './answer';
 import type { ArchiveHeaderCache } from './archive-answer';
 import type { Caller } from './authorise';

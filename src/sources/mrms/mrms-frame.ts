@@ -9,9 +9,14 @@ import { readArchiveMetadata } from '../../pmtiles/archive-metadata';
 import { createRenderPool, type RenderPool } from '../../render/render-pool';
 import { checkFrameRenderOptions, renderFrame } from '../../render/render-frame';
 import { jobModulePath, type WorkerJob } from '../../render/worker-job';
+import type { PrecipTypeGrid } from '../../domain/precip-type-grid';
+import type { ReflectivityGrid } from '../../domain/reflectivity-grid';
+import { Grib2Error } from './grib2/grib2-error';
+import type { LatLonGrid } from './grib2/types';
 import { readGrib2 } from './grib2/read-grib2';
 import { MRMS_GRIB2_LIMITS, mrmsRenderAreaProblem } from './mrms-limits';
 import { mrmsReflectivityGrid } from './mrms-grid';
+import { pairingProblem, precipFlagFrame } from './mrms-precip-flag';
 
 /** Options of a frame; plain data so they can cross to a worker. */
 export interface MrmsFrameOptions {
@@ -25,6 +30,26 @@ export interface MrmsFrameOptions {
 export interface MrmsFrameInput {
   readonly name: string;
   readonly bytes: Uint8Array;
+  /**
+   * The PrecipFlag file paired with it, if any. A flag that cannot type the frame (not GRIB2,
+   * not PrecipFlag, another grid, more than 60 s away) never fails the conversion: the frame is
+   * rendered untyped and its metadata's `precipFlag.problem` says why.
+   */
+  readonly flag?: { readonly name: string; readonly bytes: Uint8Array };
+}
+
+/**
+ * What an MRMS archive's metadata says of its type (`precipFlag`): the flag file used, or why
+ * none typed the frame. The renderer's own `precipitationType.typed` says whether pixels carry
+ * a type.
+ */
+export interface MrmsFlagNote {
+  /** Base name of the flag file, or null when none was given (the producer waited in vain). */
+  readonly file: string | null;
+  /** Whether the flag typed the frame. */
+  readonly used: boolean;
+  /** Why not, in words (absent when used). */
+  readonly problem?: string;
 }
 
 /** Name of the producer, recorded in every MRMS archive's metadata. */
@@ -35,26 +60,75 @@ const CENTER = { lon: -96, lat: 38, zoom: 4 };
 
 /**
  * The archive of one MRMS file, within the caps of `mrms-limits.ts` (points, inflated bytes,
- * rendered tiles: a file past them is refused before its values are decoded). Throws `Grib2Error` (the file does not decode) or
- * `MrmsProductError` (it decodes but is no reflectivity grid), both naming the file.
+ * rendered tiles: a file past them is refused before its values are decoded). Throws
+ * `Grib2Error` (the file does not decode) or `MrmsProductError` (it decodes but is no
+ * reflectivity grid), both naming the file. With `input.flag` the frame is typed when the flag
+ * pairs, untyped otherwise (never an error); without one, `untypedReason` (e.g. "no flag
+ * within the wait") is recorded as the reason.
  */
-export function convertMrmsFile(input: MrmsFrameInput, options: MrmsFrameOptions = {}): Buffer {
+export function convertMrmsFile(
+  input: MrmsFrameInput,
+  options: MrmsFrameOptions = {},
+  untypedReason?: string,
+): Buffer {
   const maxZoom = options.maxZoom ?? 7;
-  const fields = readGrib2(input.bytes, input.name, {
-    limits: MRMS_GRIB2_LIMITS,
-    acceptGrid: (grid) => mrmsRenderAreaProblem(grid, maxZoom),
-  });
+  const fields = readGrib2(input.bytes, input.name, mrmsReadOptions(maxZoom));
   const grid = mrmsReflectivityGrid(fields, input.name);
-  return renderFrame(grid, {
-    maxZoom,
-    pngLevel: options.pngLevel,
-    center: [CENTER.lon, CENTER.lat, Math.min(CENTER.zoom, maxZoom)],
-    metadata: {
-      attribution: 'NOAA/NSSL Multi-Radar Multi-Sensor (MRMS)',
-      generator: MRMS_GENERATOR,
-      source: input.name.slice(input.name.lastIndexOf('/') + 1),
+  const { types, note } = pairFlag(grid, input.flag, untypedReason, maxZoom);
+  return renderFrame(
+    grid,
+    {
+      maxZoom,
+      pngLevel: options.pngLevel,
+      center: [CENTER.lon, CENTER.lat, Math.min(CENTER.zoom, maxZoom)],
+      metadata: {
+        attribution: 'NOAA/NSSL Multi-Radar Multi-Sensor (MRMS)',
+        generator: MRMS_GENERATOR,
+        source: baseName(input.name),
+        ...(note === undefined ? {} : { precipFlag: note }),
+      },
     },
-  });
+    types,
+  );
+}
+
+const baseName = (name: string): string => name.slice(name.lastIndexOf('/') + 1);
+
+/** The reader's caps for any MRMS input, reflectivity or flag: refused before decoding. */
+const mrmsReadOptions = (maxZoom: number) => ({
+  limits: MRMS_GRIB2_LIMITS,
+  acceptGrid: (grid: LatLonGrid) => mrmsRenderAreaProblem(grid, maxZoom),
+});
+
+/**
+ * The type grid of `flag` for `grid`, or none and why. Every way a flag can fail (it does not
+ * decode, it is another product, another grid, another cycle) ends in an untyped frame.
+ */
+function pairFlag(
+  grid: ReflectivityGrid,
+  flag: MrmsFrameInput['flag'],
+  untypedReason: string | undefined,
+  maxZoom: number,
+): { types?: PrecipTypeGrid; note?: MrmsFlagNote } {
+  if (flag === undefined)
+    return untypedReason === undefined
+      ? {}
+      : { note: { file: null, used: false, problem: untypedReason } };
+  const file = baseName(flag.name);
+  let problem: string | undefined;
+  try {
+    const frame = precipFlagFrame(readGrib2(flag.bytes, flag.name, mrmsReadOptions(maxZoom)));
+    if (typeof frame === 'string') problem = frame;
+    else {
+      problem = pairingProblem(grid, frame);
+      if (problem === undefined) return { types: frame.types, note: { file, used: true } };
+    }
+  } catch (error) {
+    // A flag that does not decode is a bad flag, not a bad frame.
+    if (!(error instanceof Grib2Error)) throw error;
+    problem = error.message;
+  }
+  return { note: { file, used: false, problem } };
 }
 
 /** What an MRMS archive says about itself: its timestamp and exact valid time. */
@@ -62,6 +136,8 @@ export interface MrmsArchiveFacts {
   /** `YYYYMMDDHHmm`: the valid time truncated to the minute, the archive's name. */
   readonly timestamp: string;
   readonly validTimeMs: number;
+  /** The flag note (`precipFlag`), when a flag was given or waited for. */
+  readonly flag?: MrmsFlagNote;
 }
 
 /** Reads the timestamp and valid time the renderer wrote into `archive`'s metadata. */
@@ -70,7 +146,8 @@ export function mrmsArchiveFacts(archive: Uint8Array): MrmsArchiveFacts {
   const validTimeMs = Date.parse(String(metadata.validTime));
   if (!Number.isFinite(validTimeMs) || metadata.timestamp !== formatTimestamp(validTimeMs))
     throw new Error('archive metadata has no consistent timestamp and validTime');
-  return { timestamp: metadata.timestamp, validTimeMs };
+  const flag = metadata.precipFlag as MrmsFlagNote | undefined;
+  return { timestamp: metadata.timestamp, validTimeMs, ...(flag ? { flag } : {}) };
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { MrmsSource } from '../../config-types';
-import type { IntegerLimit } from '../../sim/limits';
+import type { IntegerLimit } from '../../shared/integer-limit';
 import { PRODUCT_LEVEL } from './mrms-file-name';
 
 /** NOAA's open-data bucket of MRMS products (anonymous reads, region us-east-1). */

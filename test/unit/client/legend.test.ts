@@ -5,9 +5,11 @@
  */
 import { RadarResponseError } from '../../../src/client/errors';
 import { legendPalette, parseLegend, schemeRewrite } from '../../../src/client/legend';
-import { COLOUR_SCHEMES } from '../../../src/render/colour-schemes';
+import { COLOUR_SCHEMES } from '../../../src/palette/colour-schemes';
 import { buildLegend } from '../../../src/tiles/legend-document';
 import { createTileSchemes } from '../../../src/tiles/tile-schemes';
+import { PNG } from 'pngjs';
+import { createIndexedPngEncoder } from '../../../src/palette/indexed-png';
 import { paletteTile } from '../../fixtures/palette-tiles';
 
 const legend = () => JSON.parse(JSON.stringify(buildLegend())) as Record<string, unknown>;
@@ -15,7 +17,7 @@ const legend = () => JSON.parse(JSON.stringify(buildLegend())) as Record<string,
 it('accepts the service legend', () => {
   const parsed = parseLegend(legend());
   expect(parsed.schemes.map((s) => s.id)).toEqual(COLOUR_SCHEMES.map((s) => s.id));
-  expect(legendPalette(parsed, parsed.schemes[0]!)).toHaveLength(16);
+  expect(legendPalette(parsed, parsed.schemes[0]!)).toHaveLength(48);
 });
 
 it.each([
@@ -61,4 +63,31 @@ it('recolours a stored tile to the same bytes as the service scheme route', () =
     expect(Buffer.from(inBrowser).equals(server.get(scheme.id)!.recolour(tile))).toBe(true);
   }
   expect(() => schemeRewrite(parsed, 'rainbow')).toThrow(RangeError);
+});
+
+it('type colours off: snow and hail show in the rain colour of their step, in every scheme', () => {
+  const parsed = parseLegend(legend());
+  for (const scheme of parsed.schemes) {
+    const target = legendPalette(parsed, scheme);
+    const rewrite = schemeRewrite(parsed, scheme.id, false)!;
+    // A typed 8-bit tile holding every index once; decoded through the rewritten palette.
+    const stored = legendPalette(parsed, parsed.schemes[0]!);
+    const png = createIndexedPngEncoder(stored).encode(
+      48,
+      1,
+      8,
+      Uint8Array.from([0, ...Array.from({ length: 48 }, (_, i) => i)]),
+    );
+    const decoded = PNG.sync.read(Buffer.from(rewrite(png)));
+    for (let index = 1; index < 48; index++) {
+      if (index % 16 === 0) continue;
+      const rain = target[index % 16]!;
+      expect([scheme.id, index, [...decoded.data.subarray(4 * index, 4 * index + 4)]]).toEqual([
+        scheme.id,
+        index,
+        [...rain],
+      ]);
+    }
+  }
+  expect(schemeRewrite(parsed, 'nws', true)).toBeUndefined();
 });

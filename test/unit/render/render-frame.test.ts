@@ -11,7 +11,7 @@ import {
   type ReflectivityGrid,
 } from '../../../src/domain/reflectivity-grid';
 import { RENDERER } from '../../../src/render/frame-metadata';
-import { REFLECTIVITY_PALETTE } from '../../../src/render/palette';
+import { REFLECTIVITY_PALETTE } from '../../../src/palette/palette';
 import { renderFrame } from '../../../src/render/render-frame';
 import { latToTileY, lonToTileX, tileRange } from '../../../src/render/web-mercator';
 import { createBufferSource } from '../../fixtures/buffer-source';

@@ -10,7 +10,7 @@ import {
   MRMS_NO_ECHO,
   type ReflectivityGrid,
 } from '../../../src/domain/reflectivity-grid';
-import { paletteIndex } from '../../../src/render/palette';
+import { paletteIndex } from '../../../src/palette/palette';
 import { renderFrame } from '../../../src/render/render-frame';
 import { lonToTileX, latToTileY, tileXToLon, tileYToLat } from '../../../src/render/web-mercator';
 import { createBufferSource } from '../../fixtures/buffer-source';

@@ -13,7 +13,7 @@ import {
   type ReflectivityGrid,
 } from '../../../src/domain/reflectivity-grid';
 import { columnFootprints, rowFootprints } from '../../../src/render/footprints';
-import { paletteIndex, REFLECTIVITY_PALETTE } from '../../../src/render/palette';
+import { paletteIndex, REFLECTIVITY_PALETTE } from '../../../src/palette/palette';
 import { renderFrame } from '../../../src/render/render-frame';
 import { tileRange } from '../../../src/render/web-mercator';
 import { createBufferSource } from '../../fixtures/buffer-source';

@@ -1,6 +1,6 @@
 import { PMTiles, TileType } from 'pmtiles';
 import { PNG } from 'pngjs';
-import { REFLECTIVITY_PALETTE } from '../../../src/render/palette';
+import { REFLECTIVITY_PALETTE } from '../../../src/palette/palette';
 import { RENDERER } from '../../../src/render/frame-metadata';
 import { tileRanges } from '../../../src/render/web-mercator';
 import { CONUS_BOUNDS } from '../../../src/sim/field';

@@ -4,7 +4,7 @@
  * Nothing is inflated or allocated by size here; the caller compares the header with the grid
  * first.
  */
-import { PNG_SIGNATURE } from '../../../render/png-crc';
+import { PNG_SIGNATURE } from '../../../palette/png-chunk-writer';
 import { crc32 } from '../../../shared/crc32';
 import type { Fail } from './grib2-error';
 

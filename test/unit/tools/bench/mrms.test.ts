@@ -5,7 +5,7 @@
  */
 import { gdalStepPalette } from '../../../../tools/bench/mrms-conversion';
 import { mrmsTargets, type MrmsBenchResult } from '../../../../tools/bench/mrms';
-import { colorForDbz, hexToRgb } from '../../../../src/render/palette';
+import { colorForDbz, hexToRgb } from '../../../../src/palette/palette';
 
 /** The RGBA gdaldem gives `value` from a colour file: linear interpolation between entries. */
 function relief(file: string, value: number): number[] {

@@ -2,7 +2,22 @@
  * The leased quota's contract with the limiter around it (`rate-limiter.ts`): what a lease
  * call returns, what a decision says, and the calls the book makes (`quota-lease.ts`).
  */
-import type { LeaseCall } from './lease-script';
+
+/** What one lease call asks of the shared counter beyond its points: how many requests wait for
+ * it now and how the store caps the speculative rest (the Redis store encodes it for its script,
+ * `adapters/redis/lease-script.ts`). */
+export interface LeaseCall {
+  /** Requests waiting for this reply (at least 1). */
+  readonly need: number;
+  /** Divisor of the remaining quota for the speculative part (at least 1). */
+  readonly share: number;
+  /** Speculative points allowed whatever the remaining quota (0 for exact decisions). */
+  readonly tail: number;
+  /** Below this many points left (beyond `need`), no speculative points at all. */
+  readonly exact: number;
+  /** The caller knows the window's end: the script may skip reporting it. */
+  readonly known: boolean;
+}
 
 /** What one lease call returned (Redis answered). */
 export interface LeaseGrant {
@@ -34,6 +49,11 @@ export interface KnownWindow {
   readonly msLeft: number;
 }
 
+/**
+ * The port the lease book sits behind: the shared counter (`lease`, `handBack`), the in-memory
+ * insurance (`insure`) and the store's health (`degraded`). The book itself holds no technology;
+ * `adapters/redis/rate-limiter.ts` implements this over rate-limiter-flexible and Redis.
+ */
 export interface QuotaLeaseOptions {
   /**
    * Takes up to `points` from the key's shared counter (rate-limiter-flexible `consume`):

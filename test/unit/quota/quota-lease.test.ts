@@ -5,8 +5,8 @@
  * void at it (every comparison with the deadline: take, refill, sweep, release, window), so no
  * request is admitted from an ended window at the instant it ends.
  */
-import { createQuotaLease } from '../../../../src/adapters/redis/quota-lease';
-import type { LeaseDecision } from '../../../../src/adapters/redis/quota-lease-types';
+import { createQuotaLease } from '../../../src/quota/quota-lease';
+import type { LeaseDecision } from '../../../src/quota/quota-lease-types';
 
 /** A lease call that fails after `ms`, as one to a frozen Redis does. */
 function failingStore(limit: number, ms: number) {

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { StoreUnavailableError } from '../../../src/domain/archive-errors';
-import { createErrorLogSampler } from '../../../src/http/error-log-sampler';
+import { StoreUnavailableError } from '../../../../src/domain/archive-errors';
+import { createErrorLogSampler } from '../../../../src/http/core/error-log-sampler';
 
 function setup() {
   const lines: Array<Record<string, unknown>> = [];

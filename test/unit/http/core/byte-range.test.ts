@@ -1,4 +1,4 @@
-import { selectRange } from '../../../src/http/byte-range';
+import { selectRange } from '../../../../src/http/core/byte-range';
 
 it.each([
   [undefined, { kind: 'whole' }],

@@ -5,7 +5,7 @@ import {
   paletteIndex,
   paletteRgba,
   REFLECTIVITY_PALETTE,
-} from '../../../src/render/palette';
+} from '../../../src/palette/palette';
 
 describe('reflectivity palette', () => {
   it('is the NWS scale: 15 steps of 5 dBZ from 5 to 75', () => {

@@ -5,7 +5,7 @@
  */
 import { deflateSync } from 'node:zlib';
 import type { Rgba } from './colour-schemes';
-import { paletteChunks, pngChunk, PNG_SIGNATURE } from './png-crc';
+import { paletteChunks, pngChunk, PNG_SIGNATURE } from './png-chunk-writer';
 
 /** Bit depths allowed for colour type 3. */
 export type IndexedBitDepth = 1 | 2 | 4 | 8;

@@ -7,8 +7,8 @@
  * handful of distinct values, so a request costs one map lookup (bounded in entries and key
  * length).
  */
-import type { StatusEncoding } from '../domain/status-document';
-import { boundedMemo } from '../shared/bounded-memo';
+import type { StatusEncoding } from '../../domain/status-document';
+import { boundedMemo } from '../../shared/bounded-memo';
 
 const PREFERENCE: readonly StatusEncoding[] = ['br', 'gzip', 'identity'];
 // Real values are under 40 characters; a longer one is negotiated every time, never kept.

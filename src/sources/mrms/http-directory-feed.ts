@@ -6,13 +6,9 @@
  */
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { FeedFileError, type FeedFile, type FileFeed } from '../../domain/ports';
-import {
-  linkFileName,
-  listingLinks,
-  MAX_LISTING_BYTES,
-} from '../../sources/mrms/directory-listing';
+import { linkFileName, listingLinks, MAX_LISTING_BYTES } from './directory-listing';
 import { readBounded } from '../../shared/read-bounded';
-import { feedFile, newestFirst } from '../../sources/mrms/mrms-file-name';
+import { feedFile, newestFirst } from './mrms-file-name';
 
 export interface HttpDirectoryFeedOptions {
   /** The directory's URL, ending in `/`. */

@@ -1,4 +1,4 @@
-import { parseHttpDate } from '../../../src/http/http-date';
+import { parseHttpDate } from '../../../../src/http/core/http-date';
 
 const seconds = (iso: string) => Date.parse(iso) / 1000;
 // 2026-11-23: rfc850 two-digit years resolve relative to this.

@@ -3,7 +3,7 @@
  * a claim in flight is never claimed again, a failed carry stays owed, an ended window is
  * forgotten.
  */
-import { createOutageLedger } from '../../../../src/adapters/redis/outage-ledger';
+import { createOutageLedger } from '../../../src/quota/outage-ledger';
 
 function ledgerAt() {
   let now = 1000;

@@ -72,3 +72,34 @@ export function paletteRgba(): Array<[number, number, number, number]> {
     ),
   ];
 }
+
+/**
+ * The surface precipitation types a pixel can carry, in the order of their palette blocks: the
+ * rain block is indices 1..15 (the untyped palette above), snow 17..31, hail 33..47.
+ */
+export const PRECIP_TYPES = Object.freeze(['rain', 'snow', 'hail'] as const);
+
+/** A precipitation type a pixel carries. */
+export type PrecipType = (typeof PRECIP_TYPES)[number];
+
+/** Palette indices per type block: type `t` (position in {@link PRECIP_TYPES}) at `16 t + step`. */
+export const TYPE_STRIDE = 16;
+
+/** Entries of the typed palette: three blocks of {@link TYPE_STRIDE} (index 16 t transparent). */
+export const TYPED_PALETTE_SIZE = TYPE_STRIDE * PRECIP_TYPES.length;
+
+/**
+ * Palette index of dBZ step `step` (1..15) of type `type`: `16 * position + step`. Rain keeps
+ * indices 1..15, so a tile written without type is a typed tile that holds only rain.
+ */
+export function typedIndex(type: PrecipType, step: number): number {
+  return TYPE_STRIDE * PRECIP_TYPES.indexOf(type) + step;
+}
+
+/** Type and dBZ step (1..15) of a palette index, or `undefined` for a transparent index. */
+export function indexMeaning(index: number): { type: PrecipType; step: number } | undefined {
+  const step = index % TYPE_STRIDE;
+  const type = PRECIP_TYPES[Math.floor(index / TYPE_STRIDE)];
+  if (!Number.isInteger(index) || step === 0 || type === undefined) return undefined;
+  return { type, step };
+}

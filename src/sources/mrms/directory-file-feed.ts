@@ -13,10 +13,14 @@
 import fs from 'node:fs/promises';
 import type { FeedFile, FileFeed } from '../../domain/ports';
 import { withDeadline } from '../../shared/deadline';
-import { feedFile, newestFirst, parseMrmsFileName } from '../../sources/mrms/mrms-file-name';
-import { readFeedFile } from './feed-file-read';
-import { DEFAULT_FEED_WALK_LIMITS, walkFeed, type FeedWalkLimits } from './feed-walk';
-import { isMissingFile } from './read-errors';
+import { feedFile, newestFirst, parseMrmsFileName } from './mrms-file-name';
+import { readFeedFile } from '../../adapters/fs/feed-file-read';
+import {
+  DEFAULT_FEED_WALK_LIMITS,
+  walkFeed,
+  type FeedWalkLimits,
+} from '../../adapters/fs/feed-walk';
+import { isMissingFile } from '../../adapters/fs/read-errors';
 
 /** Options of {@link createDirectoryFileFeed}. */
 export interface DirectoryFeedOptions {

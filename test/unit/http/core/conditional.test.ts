@@ -1,4 +1,4 @@
-import { evaluatePreconditions, ifRangeAllows } from '../../../src/http/conditional';
+import { evaluatePreconditions, ifRangeAllows } from '../../../../src/http/core/conditional';
 
 const current = { etag: '"abc"', lastModified: new Date('2026-11-22T14:00:00Z') };
 const lm = current.lastModified.toUTCString();

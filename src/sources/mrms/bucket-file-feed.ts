@@ -11,9 +11,9 @@ import type { Readable } from 'node:stream';
 import type { BucketItem } from 'minio';
 import { FeedFileError, type FeedFile, type FileFeed } from '../../domain/ports';
 import { readBounded } from '../../shared/read-bounded';
-import { baseName, dayFolder, feedFile, newestFirst } from '../../sources/mrms/mrms-file-name';
-import type { S3Client } from './client';
-import { isS3NotFound } from './errors';
+import { baseName, dayFolder, feedFile, newestFirst } from './mrms-file-name';
+import type { S3Client } from '../../adapters/s3/client';
+import { isS3NotFound } from '../../adapters/s3/errors';
 
 export interface BucketFileFeedOptions {
   readonly client: S3Client;

@@ -1,5 +1,5 @@
 import { PNG } from 'pngjs';
-import { createIndexedPngEncoder } from '../../../src/render/indexed-png';
+import { createIndexedPngEncoder } from '../../../src/palette/indexed-png';
 
 const palette: Array<[number, number, number, number]> = [
   [0, 0, 0, 0],

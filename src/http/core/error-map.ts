@@ -10,14 +10,14 @@ import {
   CatalogUnavailableError,
   StoreBusyError,
   StoreUnavailableError,
-} from '../domain/archive-errors';
+} from '../../domain/archive-errors';
 import {
   BadRequestError,
   HttpError,
   InternalServerError,
   NotFoundError,
   ServiceUnavailableError,
-} from '../errors';
+} from '../../errors';
 
 /**
  * A stored object that is not the published version, or a published archive found corrupt

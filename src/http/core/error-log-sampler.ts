@@ -8,8 +8,8 @@
  * state change) write no
  * line at all. Metrics still count every request.
  */
-import { StoreUnavailableError } from '../domain/archive-errors';
-import type { Logger } from '../logger';
+import { StoreUnavailableError } from '../../domain/archive-errors';
+import type { Logger } from '../../logger';
 
 export interface ErrorLogSampler {
   /** Logs `cause` of a `status` answer, or counts it toward the next line of its kind. */

@@ -1,7 +1,7 @@
 /**
  * The palette rewrite against pngjs: tiles written by the renderer's encoder, rewritten into
  * every scheme, decode to exactly the scheme's colour for every pixel's index (4-bit tiles with
- * every index, the shorter palettes the encoder may write, other bit depths); chunks other than
+ * every index, typed 8-bit tiles with every type and step, the shorter palettes the encoder may write, other bit depths); chunks other than
  * PLTE and tRNS come through byte for byte; and PNGs the rewrite must not recolour (not ours,
  * damaged, another palette) are refused with PaletteMismatchError, never recoloured wrongly.
  */
@@ -12,15 +12,18 @@ import {
   DEFAULT_SCHEME_ID,
   findScheme,
   schemeRgba,
+  storedPalette,
   type Rgba,
-} from '../../../src/render/colour-schemes';
-import { createIndexedPngEncoder, type IndexedBitDepth } from '../../../src/render/indexed-png';
-import { paletteRgba } from '../../../src/render/palette';
-import { pngChunk } from '../../../src/render/png-crc';
-import { createPaletteRewrite, PaletteMismatchError } from '../../../src/render/scheme-rewrite';
+} from '../../../src/palette/colour-schemes';
+import { createIndexedPngEncoder, type IndexedBitDepth } from '../../../src/palette/indexed-png';
+import { pngChunk } from '../../../src/palette/png-chunk-writer';
+import { createPaletteRewrite, PaletteMismatchError } from '../../../src/palette/scheme-rewrite';
 import { EMPTY_TILE_PNG } from '../../../src/tiles/empty-tile';
 
-const NWS = paletteRgba();
+/** The stored palette: untyped tiles hold its first 16 entries, typed ones all 48. */
+const NWS = storedPalette();
+/** The palette of tiles written without type (and typed tiles with rain alone). */
+const UNTYPED = NWS.slice(0, 16);
 
 /** A `size`² image whose pixel (x, y) has index (x + 3y) mod `colours`, as PNG scanlines. */
 function pattern(size: number, bitDepth: IndexedBitDepth, colours: number) {
@@ -63,7 +66,7 @@ const chunkTypes = (png: Uint8Array): string[] => {
 
 describe('the palette rewrite', () => {
   const tile = pattern(256, 4, 16);
-  const tilePng = createIndexedPngEncoder(NWS).encode(256, 256, 4, tile.scanlines);
+  const tilePng = createIndexedPngEncoder(UNTYPED).encode(256, 256, 4, tile.scanlines);
 
   it.each(COLOUR_SCHEMES.map((s) => [s.id, s] as const))(
     'recolours a renderer tile into %s: every pixel of every index',
@@ -127,6 +130,16 @@ describe('the palette rewrite', () => {
     expectColours(out, tile.indices, target);
   });
 
+  it.each(COLOUR_SCHEMES.map((s) => [s.id, s] as const))(
+    'recolours a typed 8-bit tile into %s: rain, snow and hail at every step',
+    (_id, scheme) => {
+      const typed = pattern(256, 8, 48);
+      const png = createIndexedPngEncoder(NWS).encode(256, 256, 8, typed.scanlines);
+      const target = schemeRgba(scheme);
+      expectColours(createPaletteRewrite(NWS, target)(png), typed.indices, target);
+    },
+  );
+
   it('returns what `alloc` makes (a Buffer on the server)', () => {
     const out = createPaletteRewrite(
       NWS,
@@ -139,7 +152,7 @@ describe('the palette rewrite', () => {
 
 describe('PNGs the rewrite refuses', () => {
   const rewrite = createPaletteRewrite(NWS, schemeRgba(findScheme('cividis')!));
-  const tilePng = createIndexedPngEncoder(NWS).encode(16, 16, 4, pattern(16, 4, 16).scanlines);
+  const tilePng = createIndexedPngEncoder(UNTYPED).encode(16, 16, 4, pattern(16, 4, 16).scanlines);
   const replaceChunk = (png: Buffer, type: string, data: Uint8Array) => {
     const at = png.indexOf(type) - 4;
     const end = at + 12 + png.readUInt32BE(at);
@@ -149,7 +162,7 @@ describe('PNGs the rewrite refuses', () => {
   rgba.data.fill(200);
   const truecolour = PNG.sync.write(rgba);
   const otherPalette = createIndexedPngEncoder(
-    NWS.map(([r, g, b, a]) => [255 - r, g, b, a] as const),
+    UNTYPED.map(([r, g, b, a]) => [255 - r, g, b, a] as const),
   ).encode(16, 16, 4, pattern(16, 4, 16).scanlines);
   const plteAt = tilePng.indexOf('PLTE') - 4;
 

@@ -3,7 +3,7 @@
  * runs ahead of the others (its leases came back sooner, theirs still queue requests Redis has
  * not seen) takes nothing speculative beyond its fair share of the window.
  */
-import { planLease, type DemandView } from '../../../../src/adapters/redis/lease-sizing';
+import { planLease, type DemandView } from '../../../src/quota/lease-sizing';
 
 /** The view of a replica that was measured to strand 9 of 100 points on a loaded machine. */
 const ahead = (leasedNet: number, sharedRemaining: number): DemandView => ({

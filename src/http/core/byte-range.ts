@@ -4,8 +4,8 @@
  * lets a server ignore Range). Windows are absolute so the store never sees a suffix range.
  */
 import parseRange from 'range-parser';
-import type { ByteWindow } from '../domain/ports';
-import { boundedMemo } from '../shared/bounded-memo';
+import type { ByteWindow } from '../../domain/ports';
+import { boundedMemo } from '../../shared/bounded-memo';
 
 export type RangeSelection =
   | { readonly kind: 'whole' }

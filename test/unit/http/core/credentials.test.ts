@@ -1,4 +1,4 @@
-import { parseBearer } from '../../../src/http/credentials';
+import { parseBearer } from '../../../../src/http/core/credentials';
 
 it.each([
   ['Bearer abc', 'abc'],

@@ -14,8 +14,17 @@ import {
   schemeRgba,
   stepLabel,
   stepRange,
-} from '../../../src/render/colour-schemes';
-import { hexToRgb, paletteRgba, REFLECTIVITY_PALETTE } from '../../../src/render/palette';
+  storedPalette,
+  typeColours,
+} from '../../../src/palette/colour-schemes';
+import {
+  hexToRgb,
+  indexMeaning,
+  paletteRgba,
+  PRECIP_TYPES,
+  REFLECTIVITY_PALETTE,
+  typedIndex,
+} from '../../../src/palette/palette';
 
 /** Machado et al. 2009 simulation matrices (severity 1.0), on linear RGB. */
 const DEFICIENCIES: Record<string, number[][]> = {
@@ -72,7 +81,7 @@ function cvdProblems(colors: readonly string[]): string[] {
 
 describe('colour schemes', () => {
   it('has the three documented schemes, the default first, with valid unique ids', () => {
-    expect(COLOUR_SCHEMES.map((s) => s.id)).toEqual(['nws', 'cividis', 'grey-dbz']);
+    expect(COLOUR_SCHEMES.map((s) => s.id)).toEqual(['nws', 'untyped', 'cividis', 'grey-dbz']);
     expect(COLOUR_SCHEMES[0]!.id).toBe(DEFAULT_SCHEME_ID);
     for (const scheme of COLOUR_SCHEMES) {
       expect(scheme.id).toMatch(SCHEME_ID_PATTERN);
@@ -85,17 +94,52 @@ describe('colour schemes', () => {
     expect(Object.isFrozen(COLOUR_SCHEMES) && Object.isFrozen(COLOUR_SCHEMES[1]!.steps)).toBe(true);
   });
 
-  it('covers every dBZ step with one distinct colour, in step order', () => {
+  it('covers every dBZ step of every type, rain and snow in distinct colours, in step order', () => {
     for (const scheme of COLOUR_SCHEMES) {
-      expect(scheme.steps).toHaveLength(REFLECTIVITY_PALETTE.length);
-      for (const step of scheme.steps) {
-        expect(step.color).toMatch(/^#[0-9a-f]{6}$/);
-        expect(Number.isInteger(step.alpha) && step.alpha > 0 && step.alpha <= 255).toBe(true);
+      for (const type of PRECIP_TYPES) {
+        const colours = typeColours(scheme, type);
+        expect(colours).toHaveLength(REFLECTIVITY_PALETTE.length);
+        for (const step of colours) {
+          expect(step.color).toMatch(/^#[0-9a-f]{6}$/);
+          expect(Number.isInteger(step.alpha) && step.alpha > 0 && step.alpha <= 255).toBe(true);
+        }
       }
       expect(new Set(scheme.steps.map((s) => s.color)).size).toBe(scheme.steps.length);
+      expect(new Set(scheme.snow.map((s) => s.color)).size).toBe(scheme.snow.length);
       const rgba = schemeRgba(scheme);
-      expect(rgba).toHaveLength(16);
-      expect(rgba[0]).toEqual([0, 0, 0, 0]); // no echo: transparent in every scheme
+      expect(rgba).toHaveLength(48);
+      // no echo: transparent in every scheme, as are the unused 16 and 32 between the blocks
+      for (const index of [0, 16, 32]) expect(rgba[index]).toEqual([0, 0, 0, 0]);
+      for (const type of PRECIP_TYPES)
+        typeColours(scheme, type).forEach(({ color }, i) =>
+          expect(rgba[typedIndex(type, i + 1)]!.slice(0, 3)).toEqual(hexToRgb(color)),
+        );
+    }
+  });
+
+  it('reads type and step back from every palette index', () => {
+    expect(indexMeaning(0)).toBeUndefined();
+    expect(indexMeaning(16)).toBeUndefined();
+    expect(indexMeaning(48)).toBeUndefined();
+    for (const type of PRECIP_TYPES)
+      for (let step = 1; step <= 15; step++)
+        expect(indexMeaning(typedIndex(type, step))).toEqual({ type, step });
+  });
+
+  it('the untyped scheme shows every type in the NWS rain colours', () => {
+    const untyped = findScheme('untyped')!;
+    const rain = findScheme('nws')!.steps;
+    for (const type of PRECIP_TYPES) expect(typeColours(untyped, type)).toEqual(rain);
+  });
+
+  it('snow reads as snow: a ramp of blues getting lighter up to white', () => {
+    for (const scheme of [findScheme('nws')!, findScheme('cividis')!]) {
+      const snow = scheme.snow.map((s) => hexToRgb(s.color));
+      snow.forEach(([r, g, b], i) => {
+        expect(b).toBeGreaterThanOrEqual(Math.max(r, g));
+        if (i > 0) expect(r + g + b).toBeGreaterThan(snow[i - 1]!.reduce((x, y) => x + y));
+      });
+      expect(snow[snow.length - 1]).toEqual([255, 255, 255]);
     }
   });
 
@@ -109,20 +153,50 @@ describe('colour schemes', () => {
     expect(() => stepRange(16)).toThrow(RangeError);
   });
 
-  it('nws is the palette the renderer writes', () => {
-    expect(schemeRgba(findScheme('nws')!)).toEqual(paletteRgba());
+  it('nws is the palette the renderer writes, untyped its first 16 entries', () => {
+    expect(schemeRgba(findScheme('nws')!)).toEqual(storedPalette());
+    expect(storedPalette().slice(0, 16)).toEqual(paletteRgba());
   });
 
   it('grey-dbz encodes each step lower bound as grey dBZ + 32 (RainViewer scheme 0)', () => {
     schemeRgba(findScheme('grey-dbz')!)
-      .slice(1)
+      .slice(1, 16)
       .forEach(([r, g, b, a], i) => {
         expect([r - 32, g, b, a]).toEqual([REFLECTIVITY_PALETTE[i]!.dbz, r, r, 255]);
       });
   });
 
+  it('grey-dbz carries the type: snow blue = red + 128, hail green = red + 128', () => {
+    const rgba = schemeRgba(findScheme('grey-dbz')!);
+    for (const type of PRECIP_TYPES)
+      REFLECTIVITY_PALETTE.forEach(({ dbz }, i) => {
+        const [r, g, b] = rgba[typedIndex(type, i + 1)]!;
+        const read = b > r ? 'snow' : g > r ? 'hail' : 'rain';
+        expect([r - 32, read]).toEqual([dbz, type]);
+        expect([g - r, b - r]).toEqual(
+          type === 'snow' ? [0, 128] : type === 'hail' ? [128, 0] : [0, 0],
+        );
+      });
+  });
+
   it('cividis passes the colour-vision-deficiency check', () => {
     expect(cvdProblems(findScheme('cividis')!.steps.map((s) => s.color))).toEqual([]);
+  });
+
+  it('cividis keeps snow and hail apart from rain under every deficiency', () => {
+    const cividis = findScheme('cividis')!;
+    const colours = (type: 'rain' | 'snow' | 'hail') =>
+      typeColours(cividis, type).map((s) => s.color);
+    for (const [name, matrix] of Object.entries(DEFICIENCIES)) {
+      const lab = (type: 'rain' | 'snow' | 'hail') =>
+        colours(type).map((c) => labAsSeen(c, matrix));
+      const [rain, snow, hail] = [lab('rain'), lab('snow'), lab('hail')];
+      const apart = (a: number[][], b: number[][]) =>
+        Math.min(...a.flatMap((x) => b.map((y) => Math.hypot(...x.map((v, k) => v - y[k]!)))));
+      expect([name, apart(snow, rain) >= 15]).toEqual([name, true]);
+      expect([name, apart(hail, rain) >= 15, apart(hail, snow) >= 15]).toEqual([name, true, true]);
+      for (let i = 1; i < snow.length; i++) expect(snow[i]![0]).toBeGreaterThan(snow[i - 1]![0]);
+    }
   });
 
   it('the NWS scale fails it (the check is not vacuous)', () => {

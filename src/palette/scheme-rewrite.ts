@@ -7,7 +7,7 @@
  * palette size when the rewrite is created. Pure `Uint8Array` code: the server rewrites tiles
  * with it, and the viewer swaps palettes with it in the browser.
  */
-import { paletteChunks, PNG_SIGNATURE } from './png-crc';
+import { paletteChunks, PNG_SIGNATURE } from './png-chunk-writer';
 import type { Rgba } from './colour-schemes';
 
 /** A tile that is not a palette PNG in the expected palette: the rewrite cannot keep its promise. */

@@ -3,7 +3,7 @@
  * (docs/rate-limits.md, "How replicas share a key's quota"). Pure functions of what the replica
  * has seen; the store applies the same share to the counter as it is *now* (lease-script.ts).
  */
-import type { LeaseCall } from './lease-script';
+import type { LeaseCall } from './quota-lease-types';
 
 /** Guess of the replicas sharing a key until this replica has spent `MIN_BLOCK` points. */
 export const INITIAL_REPLICAS = 3;
