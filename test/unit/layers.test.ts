@@ -77,3 +77,9 @@ it('no import cycle', () => {
   for (const file of graph.keys()) visit(file, []);
   expect(cycles).toEqual([]);
 });
+
+it('the nowcast imports no source of grids and no outer layer (grids in, grids out)', () => {
+  expect(
+    violations(/^nowcast\//, /^(sim|sources|adapters|http|ingest|wiring|bin|render|serving)\//),
+  ).toEqual([]);
+});
