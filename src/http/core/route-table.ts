@@ -14,7 +14,6 @@ export type CredentialedRouteKind =
   'status' | 'archive' | 'tilejson' | 'tile' | 'scheme-tilejson' | 'scheme-tile' | 'legend';
 /** Routes anyone may read (no credentials, no rate-limit point). */
 export type OpenRouteKind = 'openapi';
-export type RouteKind = CredentialedRouteKind | OpenRouteKind;
 
 interface RouteShape {
   /** path-to-regexp template, e.g. `/tiles/:timestamp.pmtiles`. */
