@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { FeedFileError, type FeedFile, type FileFeed } from '../../domain/ports';
+import { FeedFileError, type FeedFile, type FileFeed } from '../../domain/producer-ports';
 import { feedFile, newestFirst } from './mrms-file-name';
 import { isMissingFile } from '../../adapters/fs/read-errors';
 

@@ -3,7 +3,8 @@
  * listen), the failure reasons they are counted under, and its retry policy. The follower
  * itself is `mrms-follower.ts`.
  */
-import type { FileFeed, FrameSink, LeaderLease } from '../../domain/ports';
+import type { LeaderLease } from '../../domain/ports';
+import type { FileFeed, FrameSink } from '../../domain/producer-ports';
 import type { Logger } from '../../logger';
 import type { MrmsFrameInput } from './mrms-frame';
 

@@ -13,8 +13,8 @@
  * and take over within the lease's TTL.
  */
 import { performance } from 'node:perf_hooks';
-import type { FeedFile } from '../../domain/ports';
-import { FeedFileError } from '../../domain/ports';
+import type { FeedFile } from '../../domain/producer-ports';
+import { FeedFileError } from '../../domain/producer-ports';
 import { formatTimestamp } from '../../domain/timestamps';
 import { RenderJobError } from '../../render/render-pool';
 import { backoffMs } from '../../shared/backoff';
