@@ -11,6 +11,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { Answer } from './core/answer';
 import { clientAddressOf } from './core/request';
 import type { CorsPolicy } from './core/cors';
+import { RATE_LIMIT_LIMIT, RATE_LIMIT_REMAINING, RATE_LIMIT_RESET } from './core/rate-headers';
 import type { RequestRecorder } from './request-recorder';
 
 /**
@@ -60,11 +61,11 @@ export function createAnswerWriter(deps: AnswerWriterDeps): AnswerWriter {
     const rate = answer.rate;
     if (rate !== undefined)
       lines.push(
-        'X-RateLimit-Limit',
+        RATE_LIMIT_LIMIT,
         String(rate.limit),
-        'X-RateLimit-Remaining',
+        RATE_LIMIT_REMAINING,
         String(rate.remaining),
-        'X-RateLimit-Reset',
+        RATE_LIMIT_RESET,
         String(rate.resetAtS),
       );
     if (answer.length !== undefined && answer.status !== 304 && answer.status !== 204)
