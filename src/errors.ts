@@ -99,10 +99,21 @@ export class HeaderFieldsTooLargeError extends HttpError {
   }
 }
 
+/** `Retry-After`, the one spelling of the name (CORS exposes it from here). */
+export const RETRY_AFTER = 'Retry-After';
+
+/**
+ * The one place `Retry-After` is formed: whole seconds, at least 1 (a 0 or a fraction would
+ * invite a retry storm or be ignored by clients that parse integers only).
+ */
+export function retryAfterHeader(seconds: number): Record<string, string> {
+  return { [RETRY_AFTER]: String(Math.max(1, Math.ceil(seconds))) };
+}
+
 export class TooManyRequestsError extends HttpError {
   readonly status = 429;
   constructor(retryAfterS: number) {
-    super('Too Many Requests', { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterS))) });
+    super('Too Many Requests', retryAfterHeader(retryAfterS));
   }
 }
 
@@ -120,11 +131,7 @@ export class ServiceUnavailableError extends HttpError {
    * Required: a 503 always tells the client when to come back.
    */
   constructor(options: { cause?: unknown; retryAfterS: number }) {
-    super(
-      'Service Unavailable',
-      { 'Retry-After': String(Math.max(1, Math.ceil(options.retryAfterS))) },
-      options,
-    );
+    super('Service Unavailable', retryAfterHeader(options.retryAfterS), options);
   }
 }
 

@@ -15,8 +15,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import {
-  MRMS_NO_COVERAGE,
-  MRMS_NO_ECHO,
+  NO_COVERAGE_MARKER,
+  NO_ECHO_MARKER,
   type ReflectivityGrid,
 } from '../src/domain/reflectivity-grid';
 import { parseTimestamp } from '../src/domain/timestamps';
@@ -63,7 +63,7 @@ function syntheticGrid(): ReflectivityGrid {
       }
       const i = r * WIDTH + c;
       if (!covered) {
-        values[i] = MRMS_NO_COVERAGE;
+        values[i] = NO_COVERAGE_MARKER;
         continue;
       }
       const gx = Math.min(field.cols - 1.0001, Math.max(0, (lon - bounds.west) / stepDeg));
@@ -74,7 +74,7 @@ function syntheticGrid(): ReflectivityGrid {
       const bottom =
         d[(r0 + 1) * field.cols + c0]! * (1 - fx) + d[(r0 + 1) * field.cols + c0 + 1]! * fx;
       const v = top * (1 - fy) + bottom * fy;
-      values[i] = v < 0 ? MRMS_NO_ECHO : Math.round(v * 10) / 10;
+      values[i] = v < 0 ? NO_ECHO_MARKER : Math.round(v * 10) / 10;
     }
   }
   return gridOf(values, 'synthetic MRMS-sized frame (simulated weather)');
@@ -100,8 +100,8 @@ function gridOf(values: Float32Array, product: string): ReflectivityGrid {
     dLon: STEP,
     dLat: STEP,
     values,
-    noCoverage: MRMS_NO_COVERAGE,
-    noEcho: MRMS_NO_ECHO,
+    noCoverage: NO_COVERAGE_MARKER,
+    noEcho: NO_ECHO_MARKER,
     product,
     validTimeMs: Date.UTC(2023, 3, 6, 12, 0, 39),
   };

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
+import { errorBody, NotFoundError } from '../errors';
 import { createLatestArchiveTargets } from '../probe/latest-archive-targets';
 import { createLogger } from '../logger';
 import { jsonText } from '../shared/json-text';
@@ -44,7 +45,7 @@ function main(): void {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' || (path !== '/targets' && path !== '/healthz')) {
       res.writeHead(404, { 'Content-Type': 'application/json' });
-      res.end(jsonText({ error: { code: 404, message: 'Not Found' } }));
+      res.end(errorBody(new NotFoundError()));
       return;
     }
     if (path === '/healthz') {

@@ -3,7 +3,7 @@
  * translates its technology's errors into these at its own boundary, so the core never reads
  * an errno or an S3 code. Only `StoreUnavailableError` is about the store as a whole; the
  * others are facts about one object or one client and never feed the circuit breaker. The
- * HTTP layer maps each to its answer in one place (`http/error-map.ts`,
+ * HTTP layer maps each to its answer in one place (`http/core/error-map.ts`,
  * docs/store-reads.md); ingest classifies them in `ingest/read-failure.ts`.
  */
 

@@ -5,7 +5,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ANY_ORIGIN, createOriginPolicy, type OriginPolicy } from './origin-policy';
 import type { KeyRegistryData } from './key-records';
-import type { AuthDecision } from './ports';
+import type { AuthDecision } from './key-ports';
 import { boundedMemo, type BoundedMemoSize } from '../shared/bounded-memo';
 
 /** Hex SHA-256 of an API key: the only form in which a key is stored or compared. */

@@ -1,12 +1,11 @@
 /**
  * Ports: the narrow interfaces between the HTTP layer / ingest and the technologies behind
  * them. Embedded adapters (file system, memory) and production adapters (S3, Redis) implement
- * the same contracts, so the HTTP layer never changes when the backend does.
+ * the same contracts, so the HTTP layer never changes when the backend does. This file holds
+ * the archive, catalog, rate-limit and leadership ports; the key ports are in `key-ports.ts`,
+ * usage in `usage-ports.ts`, the producers' sinks and feeds in `producer-ports.ts`.
  */
 import type { Readable } from 'node:stream';
-import type { KeyRegistryData } from './key-records';
-import type { OriginPolicy } from './origin-policy';
-import type { UsageBatch, UsageEntry } from './usage';
 
 /** What the service knows about one published archive; served without touching the store. */
 export interface ArchiveMeta {
@@ -163,29 +162,6 @@ export interface IndexReconciliation {
   complete(token: string | null): Promise<void>;
 }
 
-/** Result of checking a request's credentials. */
-export type AuthDecision =
-  | { readonly outcome: 'unauthenticated'; readonly reason: 'unknown-key' }
-  | {
-      readonly outcome: 'unauthenticated';
-      readonly reason: 'unknown-app';
-      /** The key is known (its hash matched): usage counts the refusal for it. */
-      readonly keyId: string;
-    }
-  | {
-      readonly outcome: 'forbidden';
-      readonly reason: 'key-disabled' | 'app-disabled' | 'app-not-bound';
-      readonly keyId: string;
-    }
-  | {
-      readonly outcome: 'allowed';
-      readonly keyId: string;
-      readonly appId: string;
-      readonly limit: number;
-      /** The key's allowed web origins; absent means any (docs/keys.md "Allowed origins"). */
-      readonly originPolicy?: OriginPolicy;
-    };
-
 /** Rate-limit state reported to the client in `X-RateLimit-*` headers. */
 export interface RateDecision {
   readonly allowed: boolean;
@@ -212,158 +188,4 @@ export interface LeaderLease {
   acquire(): Promise<boolean>;
   /** Gives the lease up if held (shutdown), so another worker takes over at once. */
   release(): Promise<void>;
-}
-
-// ---- Keys: the serving side's one question, and what `npm run keys` reads and writes. Each
-// has a key-file and a Redis implementation (`adapters/fs/key-*`, `adapters/redis/key-*`),
-// opened only by `wiring/keys.ts`, so the CLI and the replicas agree on where keys live.
-
-/** Credential lookup. Keys are compared as SHA-256 hashes in constant time. */
-export interface KeyStore {
-  /**
-   * A decision from the registry held in memory comes back synchronously, so the core can
-   * answer without a promise; a store may still answer asynchronously.
-   */
-  authenticate(apiKey: string, appId: string): AuthDecision | Promise<AuthDecision>;
-  close(): Promise<void>;
-}
-
-/** A registry store for administration (the serving side reads through `KeyStore`). */
-export interface KeyAdminStore {
-  /** The current registry; an empty one when none exists yet. */
-  load(): Promise<KeyRegistryData>;
-  /**
-   * Stores `data`. Stores that can detect concurrent changes reject with
-   * `KeyAdminConflictError` when the registry changed since this store's last `load()`.
-   */
-  save(data: KeyRegistryData): Promise<void>;
-  /**
-   * Loads, applies `edit` and saves, retrying on a conflict, so two administrators never lose
-   * each other's change. `edit` may throw (an operator error); nothing is saved then.
-   */
-  update(edit: (data: KeyRegistryData) => KeyRegistryData): Promise<KeyRegistryData>;
-}
-
-/** The registry changed between load and save; the edit should be made again on fresh data. */
-export class KeyAdminConflictError extends Error {
-  override readonly name = 'KeyAdminConflictError';
-}
-
-// ---- Usage: per-key counts by hour (`domain/usage.ts`), kept in Redis when `REDIS_URL` is
-// set (`adapters/redis/usage-store.ts`) and otherwise in a file beside the key file
-// (`adapters/fs/usage-file.ts`); opened only by `wiring/usage.ts`.
-
-/** One key's place in the busiest keys of an hour. */
-export interface UsageRank {
-  readonly keyId: string;
-  readonly requests: number;
-}
-
-/** Where usage counts are added up and read back, whichever replica counted them. */
-export interface UsageStore {
-  /**
-   * Adds the batch's counts. At most once per (`source`, `seq`): a batch whose `seq` is not
-   * above the highest applied for its source changes nothing, so a retry after a lost reply
-   * never counts twice. Rejects when the store cannot be reached (the caller keeps the batch).
-   */
-  apply(batch: UsageBatch): Promise<void>;
-  /**
-   * Counts of the hours `fromHour`..`toHour` (inclusive), of every key or of `keyIds` only;
-   * one entry per key and hour that has counts.
-   */
-  read(fromHour: number, toHour: number, keyIds?: readonly string[]): Promise<UsageEntry[]>;
-  /** The `n` keys with the most requests in `hour`, busiest first. */
-  top(hour: number, n: number): Promise<UsageRank[]>;
-  close(): Promise<void>;
-}
-
-// ---- Producers: where rendered archives are published. A published archive is immutable:
-// readers and the ingest side may see a name only once its bytes are complete, and never see
-// them change. Implementations: `adapters/fs/frame-sink.ts` (the data directory) and
-// `adapters/s3/frame-sink.ts` (the bucket).
-
-/** Destination of rendered frames. */
-export interface FrameSink {
-  /** Whether the archive of `timestamp` is already published (backfill skips it). */
-  has(timestamp: string): Promise<boolean>;
-  /**
-   * Publishes `bytes` as the archive of `timestamp`, all at once: the final name never shows
-   * a partial archive. When that archive already exists it is left untouched and this
-   * resolves (publishing is idempotent; the first archive wins).
-   */
-  put(timestamp: string, bytes: Buffer): Promise<void>;
-}
-
-// ---- Feeds: where a producer finds the source files it converts (the MRMS follower reads
-// NOAA's GRIB2 files). Implementations: `adapters/s3/bucket-file-feed.ts` (a bucket laid out
-// like NOAA's), `adapters/fetch/http-directory-feed.ts` (an HTTP directory listing) and
-// `adapters/fs/directory-file-feed.ts` (a local directory).
-
-/** One file of a feed. */
-export interface FeedFile {
-  /** Where the feed finds it (object key, URL or path); unique within the feed. */
-  readonly key: string;
-  /** Its file name: the key's last segment. */
-  readonly name: string;
-  /** The time its name carries (the product's valid time to the second), epoch ms. */
-  readonly timeMs: number;
-  /**
-   * What the feed knows of this copy of the file (a directory's size and mtime), when it
-   * knows it: a file refused as bad is tried again once its version changes (it was still
-   * being written), never for the life of the process.
-   */
-  readonly version?: string;
-}
-
-/** A source of data files of one product. */
-export interface FileFeed {
-  /** Where the files come from, for logs. */
-  readonly describe: string;
-  /**
-   * The newest `count` files of the product, newest first. Rejects when the source cannot be
-   * listed now (unreachable, timed out, a server error): the caller retries later.
-   */
-  newest(count: number): Promise<FeedFile[]>;
-  /**
-   * The bytes of `file`, at most `maxBytes`. Rejects with `FeedFileError` when the file is
-   * gone or larger than `maxBytes` (no retry helps), otherwise with the transport's error.
-   */
-  read(file: FeedFile, maxBytes: number): Promise<Buffer>;
-}
-
-/**
- * What a producer remembers of one feed file across restarts: the version it was about to
- * convert, how many conversions of it began without ending (the process died on it), and,
- * once it is refused for good, why.
- */
-export interface FileVerdict {
-  readonly version?: string;
-  readonly attempts: number;
-  readonly refused?: string;
-}
-
-/**
- * Where the MRMS producer keeps its verdicts on feed files, beside its leader lease (a Redis
- * hash with Redis, a small file beside the archives without), so a file that killed a
- * producer or was refused is not fetched again by the next process.
- */
-export interface FileVerdictStore {
-  get(key: string): Promise<FileVerdict | undefined>;
-  set(key: string, verdict: FileVerdict): Promise<void>;
-  delete(key: string): Promise<void>;
-  /** Forgets every key not in `keep` (files that left the feed), so the store stays small. */
-  retain(keep: ReadonlySet<string>): Promise<void>;
-}
-
-/** One feed file that cannot be read, for a reason no retry changes. */
-export class FeedFileError extends Error {
-  override readonly name = 'FeedFileError';
-  constructor(
-    readonly key: string,
-    /** `not-a-file`: a special file, or a link leading out of the feed (never read). */
-    readonly reason: 'missing' | 'too-large' | 'not-a-file',
-    detail: string,
-  ) {
-    super(`${key}: ${detail}`);
-  }
 }

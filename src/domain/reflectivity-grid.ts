@@ -69,10 +69,13 @@ export interface ReflectivityGrid {
   readonly validTimeMs: number;
 }
 
-/** MRMS's marker of cells without radar coverage. */
-export const MRMS_NO_COVERAGE = -999;
-/** MRMS's marker of covered cells without echo. */
-export const MRMS_NO_ECHO = -99;
+/**
+ * The usual marker of cells without radar coverage, whatever the source (MRMS writes -999; the
+ * simulator uses the same value, so figures and tests read both alike).
+ */
+export const NO_COVERAGE_MARKER = -999;
+/** The usual marker of covered cells without echo (MRMS writes -99; the simulator too). */
+export const NO_ECHO_MARKER = -99;
 
 /** Largest latitude web-mercator tiles reach, degrees. */
 export const MERCATOR_MAX_LAT = 85.0511287798066;

@@ -11,6 +11,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { Answer } from './core/answer';
 import { clientAddressOf } from './core/request';
 import type { CorsPolicy } from './core/cors';
+import { RATE_LIMIT_LIMIT, RATE_LIMIT_REMAINING, RATE_LIMIT_RESET } from './core/rate-headers';
 import type { RequestRecorder } from './request-recorder';
 
 /**
@@ -28,13 +29,33 @@ export interface AnswerWriterDeps {
   readonly trustProxy: boolean;
 }
 
+/** An answer as the writer sends it. */
+export interface Prepared {
+  readonly requestId: string;
+  /** Header lines, flat `[name, value, ...]`. */
+  readonly head: string[];
+  readonly body: Answer['body'];
+}
+
 export interface AnswerWriter {
   /** The request id of a request: a well-formed `X-Request-Id` from the proxy, else new. */
   requestId(headers: IncomingHttpHeaders): string;
   /** The response header lines of `answer` to a `method` request, flat `[name, value, ...]`. */
   head(answer: Answer, method: string, headers: IncomingHttpHeaders, requestId: string): string[];
+  /**
+   * What is sent for `answer` to a `method` request: its request id, header lines and body (none
+   * for HEAD: a stream body is destroyed unread). `write` sends exactly this, and `inject` reads
+   * it, so an in-process answer is the written one.
+   */
+  prepare(answer: Answer, method: string, headers: IncomingHttpHeaders): Prepared;
   /** Writes `answer` to `res` and records the request; `started` is `performance.now()`. */
   write(req: IncomingMessage, res: ServerResponse, answer: Answer, started: number): void;
+}
+
+/** A HEAD answer's body: none (a stream is destroyed unread, so its store read stops). */
+function dropBody(body: Answer['body']): undefined {
+  if (body !== undefined && !Buffer.isBuffer(body)) body.destroy();
+  return undefined;
 }
 
 export function createAnswerWriter(deps: AnswerWriterDeps): AnswerWriter {
@@ -60,11 +81,11 @@ export function createAnswerWriter(deps: AnswerWriterDeps): AnswerWriter {
     const rate = answer.rate;
     if (rate !== undefined)
       lines.push(
-        'X-RateLimit-Limit',
+        RATE_LIMIT_LIMIT,
         String(rate.limit),
-        'X-RateLimit-Remaining',
+        RATE_LIMIT_REMAINING,
         String(rate.remaining),
-        'X-RateLimit-Reset',
+        RATE_LIMIT_RESET,
         String(rate.resetAtS),
       );
     if (answer.length !== undefined && answer.status !== 304 && answer.status !== 204)
@@ -97,23 +118,28 @@ export function createAnswerWriter(deps: AnswerWriterDeps): AnswerWriter {
       bytesWritten: () => res.socket?.bytesWritten ?? 0,
     });
 
+  const prepare = (answer: Answer, method: string, headers: IncomingHttpHeaders): Prepared => {
+    const requestId = recorder.requestId(headers['x-request-id']);
+    return {
+      requestId,
+      head: head(answer, method, headers, requestId),
+      body: method === 'HEAD' ? dropBody(answer.body) : answer.body,
+    };
+  };
+
   return {
     requestId: (headers) => recorder.requestId(headers['x-request-id']),
     head,
+    prepare,
     write(req, res, answer, started) {
-      const requestId = recorder.requestId(req.headers['x-request-id']);
-      let body = answer.body;
-      if (req.method === 'HEAD' && body !== undefined) {
-        if (!Buffer.isBuffer(body)) body.destroy();
-        body = undefined;
-      }
+      const { requestId, head: lines, body } = prepare(answer, req.method ?? 'GET', req.headers);
       // A client that left before its answer was decided: nothing to send.
       if (answer.abandoned === true || req.socket.destroyed) {
         if (body !== undefined && !Buffer.isBuffer(body)) body.destroy();
         res.destroy();
         return record(req, res, answer, requestId, started, false);
       }
-      res.writeHead(answer.status, head(answer, req.method ?? 'GET', req.headers, requestId));
+      res.writeHead(answer.status, lines);
       if (body === undefined || Buffer.isBuffer(body)) {
         res.end(body);
         // A body in memory is handed to the socket whole: recorded now, not at 'close'.

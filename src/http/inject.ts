@@ -2,7 +2,8 @@
  * In-process requests: a request given as plain data goes through the core and comes back as
  * the response the server would write (status, the writer's header lines, the body read
  * whole), with no socket and no server. Tests of HTTP behaviour use it, as fastify's `inject`
- * is used; the listener writes the same `Answer` with the same `AnswerWriter.head`.
+ * is used; the listener writes the same `Answer` through the same `AnswerWriter.prepare` (head
+ * lines, HEAD without a body). The request is not recorded: no log line, metric or usage count.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { readWhole } from '../shared/read-whole';
@@ -108,9 +109,8 @@ export async function inject(
   if (decided === undefined) return undefined;
   const synchronous = !(decided instanceof Promise);
   const answer = await decided;
-  const head = writer.head(answer, method, headers, writer.requestId(headers));
-  const body =
-    method === 'HEAD' || answer.body === undefined ? Buffer.alloc(0) : await readWhole(answer.body);
+  const { head, body: sent } = writer.prepare(answer, method, headers);
+  const body = sent === undefined ? Buffer.alloc(0) : await readWhole(sent);
   return {
     status: answer.status,
     headers: foldHeaders(head),

@@ -7,10 +7,13 @@
 import type Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import { Readable } from 'node:stream';
-import { NotFoundError } from '../errors';
+import { NotFoundError, PreconditionFailedError } from '../errors';
 import type { AnswerWriter } from './answer-writer';
 import { type Answer, UNMATCHED_ROUTE } from './core/answer';
+import { evaluatePreconditions } from './core/conditional';
 import type { Core } from './core/core';
+import { parseHttpDate } from './core/http-date';
+import { matchPageRoute } from './core/route-table';
 import { nodeRequest } from './node-request';
 import { jsonBytes } from '../shared/json-text';
 
@@ -22,9 +25,29 @@ export interface KoaAppDeps {
   readonly extraRoutes?: readonly Router[];
 }
 
+/** The route label of a page request, from the one table of page routes. */
 function routeOf(ctx: Context): string {
-  const matched = (ctx as Context & { _matchedRoute?: string | RegExp })._matchedRoute;
-  return typeof matched === 'string' ? matched : UNMATCHED_ROUTE;
+  return matchPageRoute(ctx.method, ctx.path) ?? UNMATCHED_ROUTE;
+}
+
+/**
+ * A page's conditional GET or HEAD through the core's one evaluator (`core/conditional.ts`): a
+ * 200 with validators becomes a 304 (no body) or a 412, exactly as an API answer would.
+ */
+function applyPreconditions(ctx: Context): void {
+  if (ctx.status !== 200 || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return;
+  const etag = ctx.response.get('ETag');
+  if (etag === '') return;
+  const modified = parseHttpDate(ctx.response.get('Last-Modified'));
+  const outcome = evaluatePreconditions(ctx.req.headers, {
+    etag,
+    ...(modified !== undefined ? { lastModified: new Date(modified * 1000) } : {}),
+  });
+  if (outcome === 'proceed') return;
+  if (outcome === 'precondition-failed') throw new PreconditionFailedError();
+  const body: unknown = ctx.body;
+  if (body instanceof Readable) body.destroy();
+  ctx.status = 304; // Koa empties the body and drops its type and length
 }
 
 /** What Koa decided, as an answer: its status, headers and body (string and JSON as bytes). */
@@ -65,6 +88,7 @@ export function createKoaApp(deps: KoaAppDeps): Koa {
     let answer: Answer;
     try {
       await next();
+      applyPreconditions(ctx);
       answer = answerOf(ctx);
     } catch (err) {
       answer = deps.core.fail(err, nodeRequest(ctx.req, ctx.res, deps.trustProxy), routeOf(ctx));

@@ -6,7 +6,7 @@
  * labelled by key id (never the key itself).
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { UsageStore } from '../domain/ports';
+import type { UsageStore } from '../domain/usage-ports';
 import { hourOf } from '../domain/usage';
 import type { UsageFlushEvents } from '../serving/usage-flusher';
 

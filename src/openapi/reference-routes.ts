@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import Router from '@koa/router';
 import { ServiceUnavailableError } from '../errors';
+import { PAGE_ROUTES } from '../http/core/route-table';
 import { defaultOpenApiAssetsDir } from './openapi-document';
 import { readIfExists } from '../shared/read-if-exists';
 
@@ -75,22 +76,19 @@ export function createReferenceRoutes(options: ReferenceRoutesOptions = {}): Rou
 
   // Strict: `/reference` and `/reference/` are different routes (the first redirects).
   const router = new Router({ strict: true });
-  router.get('/reference', (ctx) => {
+  router.get(PAGE_ROUTES.referenceRedirect, (ctx) => {
     ctx.status = 301;
     ctx.redirect('/reference/');
   });
-  router.get('/reference/', (ctx) => {
+  router.get(PAGE_ROUTES.reference, (ctx) => {
     const { body, etag, csp } = load();
     ctx.set('Content-Security-Policy', csp);
     ctx.set('Referrer-Policy', 'no-referrer');
     ctx.set('Cache-Control', 'no-cache');
     ctx.set('ETag', etag);
     ctx.type = 'text/html; charset=utf-8';
+    // A conditional request is decided by the Koa app around every page (the core's evaluator).
     ctx.status = 200;
-    if (ctx.fresh) {
-      ctx.status = 304;
-      return;
-    }
     // HEAD: an empty body (a null one would turn the status into 204), the page's length.
     ctx.body = ctx.method === 'HEAD' ? '' : body;
     ctx.length = body.length;

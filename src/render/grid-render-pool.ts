@@ -2,7 +2,10 @@
  * Rendering a grid the caller already holds, off the caller's thread: the grid's values move to
  * a render worker (transferred, not copied: a CONUS mosaic is 98 MB) and the archive comes back.
  * For a source that decodes on its own thread; a source whose decoding is itself heavy runs it
- * in the worker instead, with its own job module (see worker-job.ts).
+ * in the worker instead, with its own job module (see worker-job.ts), as both producers do (the
+ * simulator's `sim/simulator-frame.ts`, MRMS's `sources/mrms/mrms-frame.ts`). Today the figure
+ * tool (`tools/render-figures.ts`) renders its hand-made grids through it, and the pool's tests
+ * use it to hold a grid job to the same bytes as a direct `renderFrame`.
  */
 import { types } from 'node:util';
 import type { ReflectivityGrid } from '../domain/reflectivity-grid';

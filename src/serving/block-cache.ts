@@ -5,7 +5,6 @@
  * popular tiles), so small windows are answered from memory as one Buffer; large windows
  * (whole archives, cold bulk reads) still stream from the store untouched.
  */
-import { Readable } from 'node:stream';
 import { LRUCache } from 'lru-cache';
 import type { ArchiveMeta, ArchiveStore, ByteWindow } from '../domain/ports';
 import { readWhole } from '../shared/read-whole';
@@ -142,9 +141,4 @@ export function createCachingArchiveStore(
     probe: () => store.probe(),
     close: () => store.close(),
   };
-}
-
-/** A Readable over a buffer, for callers that need a stream. */
-export function bufferStream(buffer: Buffer): Readable {
-  return Readable.from([buffer], { objectMode: false });
 }

@@ -7,7 +7,7 @@
  * once, so a reply lost after the counts were added never counts them twice (docs/usage.md,
  * "Accuracy"). `stop` takes what is left and flushes it, retrying briefly.
  */
-import type { UsageStore } from '../domain/ports';
+import type { UsageStore } from '../domain/usage-ports';
 import { REQUESTS_FIELD, type UsageBatch } from '../domain/usage';
 import type { Logger } from '../logger';
 import { processInstanceName } from '../shared/process-name';

@@ -2,7 +2,7 @@
  * The stored form of a {@link FileVerdict}: JSON, read back defensively (a store edited by hand
  * or written by another version never yields a malformed verdict, only none).
  */
-import type { FileVerdict } from '../domain/ports';
+import type { FileVerdict } from '../domain/producer-ports';
 
 /** A verdict from stored JSON, or `undefined` when the value is not one. */
 export function decodeVerdict(value: unknown): FileVerdict | undefined {

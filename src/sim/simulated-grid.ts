@@ -7,8 +7,8 @@
  */
 import {
   type GeoBounds,
-  MRMS_NO_COVERAGE,
-  MRMS_NO_ECHO,
+  NO_COVERAGE_MARKER,
+  NO_ECHO_MARKER,
   type ReflectivityGrid,
 } from '../domain/reflectivity-grid';
 import { TILE_SIZE } from '../render/web-mercator';
@@ -63,8 +63,8 @@ export function createSimulatedGrids(options: SimulatedGridOptions): SimulatedGr
         dLon,
         dLat,
         values,
-        noCoverage: MRMS_NO_COVERAGE,
-        noEcho: MRMS_NO_ECHO,
+        noCoverage: NO_COVERAGE_MARKER,
+        noEcho: NO_ECHO_MARKER,
         product: SIMULATOR_PRODUCT,
         validTimeMs: epochMs,
       };

@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../logger';
 import { formatTimestamp } from '../domain/timestamps';
-import type { FrameSink } from '../domain/ports';
+import type { FrameSink } from '../domain/producer-ports';
 import { checkSimSetting, SIM_LIMITS } from './limits';
 import type { RenderPool } from '../render/render-pool';
 

@@ -12,6 +12,7 @@ import path from 'node:path';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { NotFoundError, ServiceUnavailableError } from '../errors';
+import { PAGE_ROUTES } from '../http/core/route-table';
 
 /** Credentials the page is pre-filled with. */
 export interface ViewerDemoCredentials {
@@ -99,11 +100,8 @@ export function createViewerRoutes(options: ViewerRoutesOptions = {}): Router {
     ctx.set('ETag', `W/"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`);
     ctx.set('Last-Modified', stat.mtime.toUTCString());
     ctx.type = CONTENT_TYPES[path.extname(name)] ?? 'application/octet-stream';
+    // A conditional request is decided by the Koa app around every page (the core's evaluator).
     ctx.status = 200;
-    if (ctx.fresh) {
-      ctx.status = 304;
-      return;
-    }
     // HEAD: an empty body (a null one would turn the status into 204), the file's length.
     ctx.body = ctx.method === 'HEAD' ? '' : fs.createReadStream(file);
     ctx.length = stat.size;
@@ -113,27 +111,27 @@ export function createViewerRoutes(options: ViewerRoutesOptions = {}): Router {
   const router = new Router({ strict: true });
   // `/`: a person's browser (it asks for HTML by name) is led to the viewer; an API client
   // (`*/*`, JSON, no Accept) gets the 404 of any path that is not a route.
-  router.get('/', (ctx) => {
+  router.get(PAGE_ROUTES.root, (ctx) => {
     if (!/\btext\/html\b/i.test(ctx.get('Accept'))) throw new NotFoundError();
     ctx.set('Vary', 'Accept');
     ctx.set('Cache-Control', 'no-cache');
     ctx.status = 302;
     ctx.redirect('/viewer/');
   });
-  router.get('/viewer', (ctx) => {
+  router.get(PAGE_ROUTES.viewerRedirect, (ctx) => {
     ctx.status = 301;
     ctx.redirect(`/viewer/${ctx.querystring ? `?${ctx.querystring}` : ''}`);
   });
-  router.get('/viewer/', async (ctx) => {
+  router.get(PAGE_ROUTES.viewer, async (ctx) => {
     ctx.set('Content-Security-Policy', csp);
     ctx.set('Referrer-Policy', 'no-referrer');
     await sendAsset(ctx, 'index.html');
   });
-  router.get('/viewer/config.json', (ctx) => {
+  router.get(PAGE_ROUTES.viewerConfig, (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = config;
   });
-  router.get('/viewer/:asset', async (ctx) => {
+  router.get(PAGE_ROUTES.viewerAsset, async (ctx) => {
     await sendAsset(ctx, ctx.params.asset ?? '');
   });
   return router;

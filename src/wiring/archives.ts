@@ -4,7 +4,7 @@
  * only a sink, the ingest worker only a source). `open-archives.ts` picks the backend.
  */
 import type { ArchiveSource, ArchiveStore } from '../domain/ports';
-import type { FrameSink } from '../domain/ports';
+import type { FrameSink } from '../domain/producer-ports';
 import type { Component } from './component';
 
 export interface ArchivesWiring {

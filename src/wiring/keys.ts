@@ -13,7 +13,7 @@ import { createRedisKeyAdminStore } from '../adapters/redis/key-admin';
 import { createRedisKeyStore } from '../adapters/redis/key-store';
 import type { KeysBackend, RedisBackend } from '../config';
 import type { KeyRegistryData } from '../domain/key-records';
-import type { KeyAdminStore, KeyStore } from '../domain/ports';
+import type { KeyAdminStore, KeyStore } from '../domain/key-ports';
 import { createLogger, type Logger } from '../logger';
 import type { RedisWiring } from './redis';
 

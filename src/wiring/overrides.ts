@@ -3,7 +3,7 @@
  * description's assets and spies on the ports. Production passes none of them.
  */
 import type { ArchiveStore, CatalogReader, RateLimiter } from '../domain/ports';
-import type { KeyStore } from '../domain/ports';
+import type { KeyStore } from '../domain/key-ports';
 import type { Logger } from '../logger';
 import type { ViewerRoutesOptions } from '../viewer/viewer-routes';
 

@@ -16,7 +16,7 @@ import type { Config, RedisBackend } from '../config';
 import { createHealthCheck } from '../domain/health';
 import type { ArchiveFormatReason } from '../domain/archive-errors';
 import type { ArchiveMeta, CatalogReader, RateLimiter, RevalidationQueue } from '../domain/ports';
-import type { KeyStore } from '../domain/ports';
+import type { KeyStore } from '../domain/key-ports';
 import { createStatusDocumentSource, type StatusDocument } from '../domain/status-document';
 import { ensureDemoCredentials, type DemoCredentials } from '../embedded/demo-credentials';
 import { instrumentArchiveStore } from '../observability/archive-store-metrics';

@@ -4,7 +4,7 @@
  * it alone with its own knobs.
  */
 import type { Logger } from '../logger';
-import type { FrameSink } from '../domain/ports';
+import type { FrameSink } from '../domain/producer-ports';
 import { createSimulator, type SimulatorOptions } from '../sim/simulator';
 import { createSimulatorPool } from '../sim/simulator-frame';
 import type { Component } from './component';

@@ -6,7 +6,7 @@
  * silent for `noticeAfterMs` a plain-words notice says what failed and what to do. The
  * simulator needs no network: its source has always answered.
  */
-import type { FileFeed } from '../domain/ports';
+import type { FileFeed } from '../domain/producer-ports';
 import type { Logger } from '../logger';
 import type { Component } from './component';
 

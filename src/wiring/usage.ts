@@ -11,7 +11,7 @@ import { closeRedisClient, createRedisClient, waitForRedisReady } from '../adapt
 import { createRedisUsageStore } from '../adapters/redis/usage-store';
 import type { RedisBackend, UsageSettings } from '../config';
 import type { KeyRegistryData } from '../domain/key-records';
-import type { UsageStore } from '../domain/ports';
+import type { UsageStore } from '../domain/usage-ports';
 import { hourOf } from '../domain/usage';
 import {
   buildUsageReport,

@@ -7,7 +7,7 @@
  */
 import type { RedisClient } from '../../src/adapters/redis/client';
 import { createRedisFileVerdicts } from '../../src/adapters/redis/file-verdict-hash';
-import type { FeedFile } from '../../src/domain/ports';
+import type { FeedFile } from '../../src/domain/producer-ports';
 import { createFileBook } from '../../src/sources/mrms/file-verdicts';
 import { useRedis } from '../harness/redis-fixture';
 

@@ -12,7 +12,7 @@ import { createRedisKeyStore } from '../../src/adapters/redis/key-store';
 import { KEY_EVENTS_CHANNEL, KEY_REGISTRY_KEY } from '../../src/adapters/redis/keys';
 import type { KeyRegistryData } from '../../src/domain/key-records';
 import * as commands from '../../src/keys/key-commands';
-import type { KeyStore } from '../../src/domain/ports';
+import type { KeyStore } from '../../src/domain/key-ports';
 import { createSilentLogger, type Logger } from '../../src/logger';
 import { useRedis } from '../harness/redis-fixture';
 import { waitFor } from '../harness/wait';

@@ -11,7 +11,11 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createFileKeyAdminStore } from '../../src/adapters/fs/key-admin';
-import { KeyAdminConflictError, type KeyAdminStore, type KeyStore } from '../../src/domain/ports';
+import {
+  KeyAdminConflictError,
+  type KeyAdminStore,
+  type KeyStore,
+} from '../../src/domain/key-ports';
 import * as commands from '../../src/keys/key-commands';
 import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import { createSilentLogger } from '../../src/logger';

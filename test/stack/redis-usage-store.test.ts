@@ -14,7 +14,7 @@ import {
 } from '../../src/adapters/redis/client';
 import { usageAppliedKey, usageHourKey, usageRankKey } from '../../src/adapters/redis/keys';
 import { createRedisUsageStore } from '../../src/adapters/redis/usage-store';
-import type { UsageStore } from '../../src/domain/ports';
+import type { UsageStore } from '../../src/domain/usage-ports';
 import { HOUR_MS, hourLabel, hourOf, type UsageEntry } from '../../src/domain/usage';
 import { createSilentLogger } from '../../src/logger';
 import { startRedis, type RedisServer } from '../harness/redis-server';

@@ -4,7 +4,7 @@
  */
 import { createS3Client, objectKey, type S3Client } from '../../src/adapters/s3/client';
 import { createS3FrameSink } from '../../src/adapters/s3/frame-sink';
-import type { FrameSink } from '../../src/domain/ports';
+import type { FrameSink } from '../../src/domain/producer-ports';
 import { buildArchive } from '../fixtures/archives';
 import { startS3, type S3TestServer } from '../harness/s3-server';
 

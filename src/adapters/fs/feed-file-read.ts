@@ -8,7 +8,7 @@
 import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { FeedFileError } from '../../domain/ports';
+import { FeedFileError } from '../../domain/producer-ports';
 import { withDeadline } from '../../shared/deadline';
 import { isMissingFile } from './read-errors';
 

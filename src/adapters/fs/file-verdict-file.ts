@@ -4,7 +4,7 @@
  * replaced atomically on every change, so a file that killed the producer is not fetched
  * again after the restart. Changes are written one at a time, in order.
  */
-import type { FileVerdict, FileVerdictStore } from '../../domain/ports';
+import type { FileVerdict, FileVerdictStore } from '../../domain/producer-ports';
 import { decodeVerdict, parseJson } from '../../shared/file-verdict-codec';
 import { writeFileAtomic } from './atomic-write';
 import { readIfExists } from '../../shared/read-if-exists';

@@ -7,7 +7,7 @@ import { constants } from 'node:fs';
 import { access, link, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { archiveFileName } from '../../domain/timestamps';
-import type { FrameSink } from '../../domain/ports';
+import type { FrameSink } from '../../domain/producer-ports';
 
 /** Checks the errno code by shape, not `instanceof` (fs errors may come from another realm). */
 function isErrno(error: unknown, ...codes: string[]): boolean {

@@ -2,7 +2,7 @@
  * The key file as an admin store for `npm run keys` (embedded mode, or `RADAR_KEYS_FILE`).
  */
 import type { KeyRegistryData } from '../../domain/key-records';
-import type { KeyAdminStore } from '../../domain/ports';
+import type { KeyAdminStore } from '../../domain/key-ports';
 import { readKeyFile, writeKeyFile } from './key-file';
 
 const EMPTY: KeyRegistryData = { apps: [], keys: [] };

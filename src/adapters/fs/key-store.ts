@@ -5,7 +5,7 @@
  */
 import { unwatchFile, watchFile, type Stats } from 'node:fs';
 import { createKeyRegistry, type KeyRegistry } from '../../domain/key-registry';
-import type { KeyStore } from '../../domain/ports';
+import type { KeyStore } from '../../domain/key-ports';
 import type { Logger } from '../../logger';
 import { readKeyFile } from './key-file';
 

@@ -14,7 +14,7 @@
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import { z } from 'zod';
-import type { UsageRank, UsageStore } from '../../domain/ports';
+import type { UsageRank, UsageStore } from '../../domain/usage-ports';
 import {
   addCounts,
   HOUR_MS,

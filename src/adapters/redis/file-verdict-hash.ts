@@ -4,7 +4,7 @@
  * next. Fields are feed keys, values JSON verdicts.
  */
 import type { Cluster, Redis } from 'ioredis';
-import type { FileVerdictStore } from '../../domain/ports';
+import type { FileVerdictStore } from '../../domain/producer-ports';
 import { decodeVerdict, parseJson } from '../../shared/file-verdict-codec';
 
 export function createRedisFileVerdicts(client: Redis | Cluster, key: string): FileVerdictStore {

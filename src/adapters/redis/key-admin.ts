@@ -7,7 +7,7 @@
 import { waitForRedisReady, type RedisClient } from './client';
 import { compareAndSetRedisRegistry, readRedisRegistry } from './key-registry';
 import type { KeyRegistryData } from '../../domain/key-records';
-import { KeyAdminConflictError, type KeyAdminStore } from '../../domain/ports';
+import { KeyAdminConflictError, type KeyAdminStore } from '../../domain/key-ports';
 
 const EMPTY: KeyRegistryData = { apps: [], keys: [] };
 /** Attempts of `update` before giving up on a registry that keeps changing underneath. */

@@ -14,7 +14,7 @@
 import { createKeyRegistry, type KeyRegistry } from '../../domain/key-registry';
 import { type KeyRegistryData } from '../../domain/key-records';
 import { KeyFileError } from '../../keys/key-file-format';
-import type { KeyStore } from '../../domain/ports';
+import type { KeyStore } from '../../domain/key-ports';
 import { createSerialTrigger } from '../../shared/serial-trigger';
 import type { Logger } from '../../logger';
 import { waitForRedisReady, type RedisClient } from './client';

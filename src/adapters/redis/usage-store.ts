@@ -7,7 +7,7 @@
  * key-hour, ranks it, sets each hour's expiry and records the number. Every key carries the
  * `{radar}` hash tag, so the script runs unchanged on Redis Cluster.
  */
-import type { UsageRank, UsageStore } from '../../domain/ports';
+import type { UsageRank, UsageStore } from '../../domain/usage-ports';
 import {
   HOUR_MS,
   hourLabel,

@@ -5,7 +5,7 @@
  * carries `If-None-Match: *`, which S3 and MinIO enforce atomically (s3rver ignores it, so
  * there only the check guards).
  */
-import type { FrameSink } from '../../domain/ports';
+import type { FrameSink } from '../../domain/producer-ports';
 import { objectKey, type S3Client } from './client';
 import { isS3NotFound, isS3PreconditionFailed } from './errors';
 

@@ -4,11 +4,11 @@
  * resources.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { AuthDecision } from '../../domain/ports';
+import type { AuthDecision } from '../../domain/key-ports';
 import type { OriginPolicy } from '../../domain/origin-policy';
 import { requestOrigin } from '../../domain/origin-policy';
 import { ForbiddenError, UnauthorizedError, type HttpError } from '../../errors';
-import type { KeyStore } from '../../domain/ports';
+import type { KeyStore } from '../../domain/key-ports';
 import { parseBearer } from './credentials';
 
 /** Identity of an authorised caller. */

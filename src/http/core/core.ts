@@ -19,7 +19,7 @@
 import type { ArchiveStore, CatalogReader, RateDecision, RateLimiter } from '../../domain/ports';
 import type { StatusDocument } from '../../domain/status-document';
 import { MethodNotAllowedError, TooManyRequestsError } from '../../errors';
-import type { KeyStore } from '../../domain/ports';
+import type { KeyStore } from '../../domain/key-ports';
 import type { Logger } from '../../logger';
 import type { OpenApiDocument } from '../../openapi/openapi-document';
 import type { TileLocator } from '../../tiles/tile-locator';

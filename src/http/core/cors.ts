@@ -12,6 +12,8 @@
  * one; what is left is a lookup and two fixed header lists.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { RETRY_AFTER } from '../../errors';
+import { RATE_LIMIT_HEADERS } from './rate-headers';
 import { ROUTE_METHODS } from './route-table';
 
 export const CORS_ALLOW_HEADERS = [
@@ -28,10 +30,8 @@ export const CORS_EXPOSE_HEADERS = [
   'Content-Length',
   'Accept-Ranges',
   'Last-Modified',
-  'X-RateLimit-Limit',
-  'X-RateLimit-Remaining',
-  'X-RateLimit-Reset',
-  'Retry-After',
+  ...RATE_LIMIT_HEADERS,
+  RETRY_AFTER,
 ];
 /** Seconds a browser may cache a preflight answer. */
 export const CORS_MAX_AGE_S = 600;

@@ -14,7 +14,6 @@ export type CredentialedRouteKind =
   'status' | 'archive' | 'tilejson' | 'tile' | 'scheme-tilejson' | 'scheme-tile' | 'legend';
 /** Routes anyone may read (no credentials, no rate-limit point). */
 export type OpenRouteKind = 'openapi';
-export type RouteKind = CredentialedRouteKind | OpenRouteKind;
 
 interface RouteShape {
   /** path-to-regexp template, e.g. `/tiles/:timestamp.pmtiles`. */
@@ -59,6 +58,37 @@ export const ROUTES: readonly Route[] = [
   { kind: 'legend', template: LEGEND_ROUTE },
   { kind: 'openapi', template: OPENAPI_ROUTE },
 ];
+
+/**
+ * The pages on the public port, beside the API: the map viewer and the API's HTML reference.
+ * They need no credentials and are answered by the Koa app (`http/koa-app.ts`) behind the core;
+ * their routers register these templates and the request record labels by them, so each path
+ * is spelled once. Matched as @koa/router's strict routers match: case-insensitive, a trailing
+ * slash significant; the first template that matches names the route (config before asset).
+ */
+export const PAGE_ROUTES = {
+  root: '/',
+  viewerRedirect: '/viewer',
+  viewer: '/viewer/',
+  viewerConfig: '/viewer/config.json',
+  viewerAsset: '/viewer/:asset',
+  referenceRedirect: '/reference',
+  reference: '/reference/',
+} as const;
+
+/** The methods the pages answer (a GET route also answers HEAD). */
+const PAGE_METHODS = new Set(['GET', 'HEAD']);
+
+const compiledPages = Object.values(PAGE_ROUTES).map((template) => ({
+  template,
+  regexp: pathToRegexp(template, { sensitive: false, trailing: false, end: true }).regexp,
+}));
+
+/** The page template a `method` request for `path` is routed to, or undefined. */
+export function matchPageRoute(method: string, path: string): string | undefined {
+  if (!PAGE_METHODS.has(method)) return undefined;
+  return compiledPages.find(({ regexp }) => regexp.test(path))?.template;
+}
 
 /** A matched route and its decoded parameters, in template order. */
 export interface RouteMatch {

@@ -9,7 +9,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { BucketItem } from 'minio';
-import { FeedFileError, type FeedFile, type FileFeed } from '../../domain/ports';
+import { FeedFileError, type FeedFile, type FileFeed } from '../../domain/producer-ports';
 import { readBounded } from '../../shared/read-bounded';
 import { baseName, dayFolder, feedFile, newestFirst } from './mrms-file-name';
 import type { S3Client } from '../../adapters/s3/client';

@@ -11,7 +11,7 @@
  * once it changes.
  */
 import fs from 'node:fs/promises';
-import type { FeedFile, FileFeed } from '../../domain/ports';
+import type { FeedFile, FileFeed } from '../../domain/producer-ports';
 import { withDeadline } from '../../shared/deadline';
 import { feedFile, newestFirst, parseMrmsFileName } from './mrms-file-name';
 import { readFeedFile } from '../../adapters/fs/feed-file-read';

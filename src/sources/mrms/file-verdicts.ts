@@ -7,7 +7,7 @@
  * A refusal holds for one version of a file: a file refused while still being written is
  * tried again once its version changes.
  */
-import type { FeedFile, FileVerdict, FileVerdictStore } from '../../domain/ports';
+import type { FeedFile, FileVerdict, FileVerdictStore } from '../../domain/producer-ports';
 
 /** Conversions of one file that may begin without ending before it is refused. */
 export const CRASHES_BEFORE_REFUSAL = 2;

@@ -5,7 +5,7 @@
  * them fetched one at a time. Node's own `fetch`; every request is bounded in time and size.
  */
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import { FeedFileError, type FeedFile, type FileFeed } from '../../domain/ports';
+import { FeedFileError, type FeedFile, type FileFeed } from '../../domain/producer-ports';
 import { linkFileName, listingLinks, MAX_LISTING_BYTES } from './directory-listing';
 import { readBounded } from '../../shared/read-bounded';
 import { feedFile, newestFirst } from './mrms-file-name';

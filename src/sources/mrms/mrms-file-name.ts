@@ -5,7 +5,7 @@
  * day. The name's time lets the producer skip a file whose frame is already published without
  * downloading it; the archive itself is named from the GRIB2 valid time.
  */
-import type { FeedFile } from '../../domain/ports';
+import type { FeedFile } from '../../domain/producer-ports';
 import { utcCalendarMs } from '../../domain/timestamps';
 
 /** What an MRMS file name says. */

@@ -3,13 +3,13 @@
  * listen), the failure reasons they are counted under, and its retry policy. The follower
  * itself is `mrms-follower.ts`.
  */
+import type { LeaderLease } from '../../domain/ports';
 import type {
   FeedFileError,
   FileFeed,
   FileVerdictStore,
   FrameSink,
-  LeaderLease,
-} from '../../domain/ports';
+} from '../../domain/producer-ports';
 import type { Logger } from '../../logger';
 import type { MrmsFrameInput } from './mrms-frame';
 

@@ -14,8 +14,8 @@
  * lease's TTL.
  */
 import { performance } from 'node:perf_hooks';
-import type { FeedFile } from '../../domain/ports';
-import { FeedFileError } from '../../domain/ports';
+import type { FeedFile } from '../../domain/producer-ports';
+import { FeedFileError } from '../../domain/producer-ports';
 import { formatTimestamp } from '../../domain/timestamps';
 import { RenderJobError, RenderWorkerDiedError } from '../../render/render-pool';
 import { backoffMs } from '../../shared/backoff';

@@ -7,8 +7,8 @@
 import {
   gridGeometry,
   gridProblem,
-  MRMS_NO_COVERAGE,
-  MRMS_NO_ECHO,
+  NO_COVERAGE_MARKER,
+  NO_ECHO_MARKER,
   type ReflectivityGrid,
 } from '../../domain/reflectivity-grid';
 import { formatTimestamp, parseTimestamp } from '../../domain/timestamps';
@@ -104,8 +104,8 @@ export function mrmsReflectivityGrid(
   const reflectivity: ReflectivityGrid = {
     ...gridGeometry(grid),
     values: field.values,
-    noCoverage: MRMS_NO_COVERAGE,
-    noEcho: MRMS_NO_ECHO,
+    noCoverage: NO_COVERAGE_MARKER,
+    noEcho: NO_ECHO_MARKER,
     product: `MRMS ${productName}${level}`,
     validTimeMs,
   };

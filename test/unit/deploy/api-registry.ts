@@ -13,7 +13,7 @@ import { createIngestMetrics } from '../../../src/observability/ingest-metrics';
 import { createMrmsMetrics, mrmsGauges } from '../../../src/observability/mrms-metrics';
 import { createRequestMetrics } from '../../../src/observability/request-metrics';
 import { createUsageMetrics } from '../../../src/observability/usage-metrics';
-import type { UsageStore } from '../../../src/domain/ports';
+import type { UsageStore } from '../../../src/domain/usage-ports';
 
 export function declaredMetrics() {
   const registry = createRegistry();

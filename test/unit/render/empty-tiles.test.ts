@@ -9,7 +9,7 @@
 import { PMTiles } from 'pmtiles';
 import {
   gridExtent,
-  MRMS_NO_ECHO,
+  NO_ECHO_MARKER,
   type ReflectivityGrid,
 } from '../../../src/domain/reflectivity-grid';
 import { BLOCK_CELLS } from '../../../src/render/grid-classes';
@@ -33,7 +33,7 @@ const ECHO: ReadonlyArray<readonly [number, number]> = [
 function cornerGrid(): ReflectivityGrid {
   const width = 10 * BLOCK_CELLS;
   const height = 10 * BLOCK_CELLS;
-  const values = new Float32Array(width * height).fill(MRMS_NO_ECHO);
+  const values = new Float32Array(width * height).fill(NO_ECHO_MARKER);
   for (const [c, r] of ECHO) values[r * width + c] = 42;
   return {
     width,
@@ -44,7 +44,7 @@ function cornerGrid(): ReflectivityGrid {
     dLat: 0.01,
     values,
     noCoverage: -999,
-    noEcho: MRMS_NO_ECHO,
+    noEcho: NO_ECHO_MARKER,
     product: 'echo in block corners',
     validTimeMs: Date.UTC(2026, 4, 1, 12, 0, 0),
   };

@@ -6,8 +6,8 @@
 import { PMTiles, TileType } from 'pmtiles';
 import { PNG } from 'pngjs';
 import {
-  MRMS_NO_COVERAGE,
-  MRMS_NO_ECHO,
+  NO_COVERAGE_MARKER,
+  NO_ECHO_MARKER,
   type ReflectivityGrid,
 } from '../../../src/domain/reflectivity-grid';
 import { RENDERER } from '../../../src/render/frame-metadata';
@@ -29,7 +29,8 @@ function frameGrid(): ReflectivityGrid {
   const values = new Float32Array(width * height);
   for (let r = 0; r < height; r++)
     for (let c = 0; c < width; c++)
-      values[r * width + c] = c < 96 ? MRMS_NO_COVERAGE : c >= 200 && r < 100 ? 30 : MRMS_NO_ECHO;
+      values[r * width + c] =
+        c < 96 ? NO_COVERAGE_MARKER : c >= 200 && r < 100 ? 30 : NO_ECHO_MARKER;
   return {
     width,
     height,
@@ -38,8 +39,8 @@ function frameGrid(): ReflectivityGrid {
     dLon: 0.02,
     dLat: 0.02,
     values,
-    noCoverage: MRMS_NO_COVERAGE,
-    noEcho: MRMS_NO_ECHO,
+    noCoverage: NO_COVERAGE_MARKER,
+    noEcho: NO_ECHO_MARKER,
     product: 'MRMS ReflectivityAtLowestAltitude 00.50',
     validTimeMs: Date.UTC(2023, 3, 6, 12, 0, 39),
   };
@@ -121,7 +122,7 @@ describe('frame renderer archive', () => {
   });
 
   it('still writes a valid archive without any echo: one transparent world tile', async () => {
-    const clear = { ...grid, values: new Float32Array(grid.values.length).fill(MRMS_NO_ECHO) };
+    const clear = { ...grid, values: new Float32Array(grid.values.length).fill(NO_ECHO_MARKER) };
     const empty = new PMTiles(createBufferSource(renderFrame(clear, { maxZoom: 5 })));
     expect((await empty.getHeader()).numAddressedTiles).toBe(1);
     const world = PNG.sync.read(Buffer.from((await empty.getZxy(0, 0, 0))!.data));

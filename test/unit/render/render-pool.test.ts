@@ -1,7 +1,7 @@
 import { PMTiles } from 'pmtiles';
 import {
-  MRMS_NO_COVERAGE,
-  MRMS_NO_ECHO,
+  NO_COVERAGE_MARKER,
+  NO_ECHO_MARKER,
   type ReflectivityGrid,
 } from '../../../src/domain/reflectivity-grid';
 import { createGridRenderPool, type GridRenderPool } from '../../../src/render/grid-render-pool';
@@ -29,7 +29,8 @@ function ringGrid(values?: Float32Array): ReflectivityGrid {
   for (let r = 0; r < height; r++) {
     for (let c = 0; c < width; c++) {
       const d = Math.hypot(c - 150, r - 100);
-      v[r * width + c] = c < 20 ? MRMS_NO_COVERAGE : d > 40 && d < 60 ? 20 + d / 2 : MRMS_NO_ECHO;
+      v[r * width + c] =
+        c < 20 ? NO_COVERAGE_MARKER : d > 40 && d < 60 ? 20 + d / 2 : NO_ECHO_MARKER;
     }
   }
   return {
@@ -40,8 +41,8 @@ function ringGrid(values?: Float32Array): ReflectivityGrid {
     dLon: 0.05,
     dLat: 0.05,
     values: v,
-    noCoverage: MRMS_NO_COVERAGE,
-    noEcho: MRMS_NO_ECHO,
+    noCoverage: NO_COVERAGE_MARKER,
+    noEcho: NO_ECHO_MARKER,
     product: 'ring',
     validTimeMs: Date.UTC(2026, 10, 22, 14, 0),
   };

@@ -6,8 +6,8 @@
  */
 import { PMTiles } from 'pmtiles';
 import {
-  MRMS_NO_COVERAGE,
-  MRMS_NO_ECHO,
+  NO_COVERAGE_MARKER,
+  NO_ECHO_MARKER,
   type ReflectivityGrid,
 } from '../../../src/domain/reflectivity-grid';
 import { paletteIndex } from '../../../src/palette/palette';
@@ -38,12 +38,12 @@ function patternGrid(): ReflectivityGrid {
       let v: number;
       if (r < 150)
         v = -12 + (92 * c) / width; // gradient: below 5 dBZ up to 80
-      else if (r < 250 && c < 200) v = MRMS_NO_COVERAGE;
+      else if (r < 250 && c < 200) v = NO_COVERAGE_MARKER;
       else if (r < 250 && c < 260) v = NaN;
-      else if (r < 250) v = MRMS_NO_ECHO;
+      else if (r < 250) v = NO_ECHO_MARKER;
       else if (r < 330)
-        v = random() < 0.5 ? MRMS_NO_ECHO : -20 + 100 * random(); // noise
-      else v = MRMS_NO_ECHO;
+        v = random() < 0.5 ? NO_ECHO_MARKER : -20 + 100 * random(); // noise
+      else v = NO_ECHO_MARKER;
       values[r * width + c] = v;
     }
   }
@@ -56,8 +56,8 @@ function patternGrid(): ReflectivityGrid {
     dLon: 0.01,
     dLat: 0.0083,
     values,
-    noCoverage: MRMS_NO_COVERAGE,
-    noEcho: MRMS_NO_ECHO,
+    noCoverage: NO_COVERAGE_MARKER,
+    noEcho: NO_ECHO_MARKER,
     product: 'test pattern',
     validTimeMs: Date.UTC(2026, 4, 1, 12, 0, 0),
   };
@@ -117,7 +117,7 @@ describe('rendered tiles match the grid cells under them', () => {
 
 describe('a single strong cell', () => {
   const base = patternGrid();
-  const values = new Float32Array(base.values.length).fill(MRMS_NO_ECHO);
+  const values = new Float32Array(base.values.length).fill(NO_ECHO_MARKER);
   values[200 * base.width + 400] = 62;
   const grid: ReflectivityGrid = { ...base, values };
   const reader = new PMTiles(createBufferSource(renderFrame(grid, { maxZoom: 9 })));

@@ -12,8 +12,8 @@ import { PNG } from 'pngjs';
 import { PRECIP_FLAG_CODES, type PrecipTypeGrid } from '../../../src/domain/precip-type-grid';
 import {
   gridExtent,
-  MRMS_NO_COVERAGE,
-  MRMS_NO_ECHO,
+  NO_COVERAGE_MARKER,
+  NO_ECHO_MARKER,
   type ReflectivityGrid,
 } from '../../../src/domain/reflectivity-grid';
 import { findScheme, schemeRgba, storedPalette } from '../../../src/palette/colour-schemes';
@@ -45,7 +45,8 @@ function pairedGrids(): { grid: ReflectivityGrid; types: PrecipTypeGrid } {
   for (let r = 0; r < height; r++)
     for (let c = 0; c < width; c++) {
       const code = PRECIP_FLAG_CODES[floor(r / BLOCK_H)];
-      values[r * width + c] = code === undefined ? MRMS_NO_ECHO : VALUE_BLOCKS[floor(c / BLOCK_W)]!;
+      values[r * width + c] =
+        code === undefined ? NO_ECHO_MARKER : VALUE_BLOCKS[floor(c / BLOCK_W)]!;
       // A code NOAA may add one day in the last rows: drawn as rain.
       codes[r * width + c] = code ?? 42;
     }
@@ -63,8 +64,8 @@ function pairedGrids(): { grid: ReflectivityGrid; types: PrecipTypeGrid } {
     grid: {
       ...geometry,
       values,
-      noCoverage: MRMS_NO_COVERAGE,
-      noEcho: MRMS_NO_ECHO,
+      noCoverage: NO_COVERAGE_MARKER,
+      noEcho: NO_ECHO_MARKER,
       product: 'typed test pattern',
       validTimeMs: Date.UTC(2026, 1, 19, 4, 24),
     },

@@ -9,7 +9,7 @@
 import { PMTiles } from 'pmtiles';
 import {
   gridExtent,
-  MRMS_NO_ECHO,
+  NO_ECHO_MARKER,
   type ReflectivityGrid,
 } from '../../../src/domain/reflectivity-grid';
 import { columnFootprints, rowFootprints } from '../../../src/render/footprints';
@@ -35,7 +35,7 @@ const GAP = 20;
 function boundaryGrid(): ReflectivityGrid {
   const width = 5 * (PATCH + GAP) + GAP;
   const height = 3 * (PATCH + GAP) + GAP;
-  const values = new Float32Array(width * height).fill(MRMS_NO_ECHO);
+  const values = new Float32Array(width * height).fill(NO_ECHO_MARKER);
   BOUNDARIES.forEach((dbz, k) => {
     const c0 = GAP + (k % 5) * (PATCH + GAP);
     const r0 = GAP + Math.floor(k / 5) * (PATCH + GAP);
@@ -52,7 +52,7 @@ function boundaryGrid(): ReflectivityGrid {
     dLat: 0.1,
     values,
     noCoverage: -999,
-    noEcho: MRMS_NO_ECHO,
+    noEcho: NO_ECHO_MARKER,
     product: 'step boundaries',
     validTimeMs: Date.UTC(2026, 4, 1, 12, 0, 0),
   };
@@ -63,7 +63,7 @@ describe('cells exactly on the step boundaries', () => {
   const reader = new PMTiles(createBufferSource(renderFrame(grid, { maxZoom: MAX_ZOOM })));
 
   it('are exactly the boundary values, each its own palette index (1 for 5.0 dBZ)', () => {
-    const seen = new Set(grid.values.filter((v) => v !== MRMS_NO_ECHO));
+    const seen = new Set(grid.values.filter((v) => v !== NO_ECHO_MARKER));
     expect([...seen].sort((a, b) => a - b)).toEqual(BOUNDARIES);
     expect(BOUNDARIES.map(paletteIndex)).toEqual(BOUNDARIES.map((_, k) => k + 1));
   });

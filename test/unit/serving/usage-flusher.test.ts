@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createFileUsageStore } from '../../../src/adapters/fs/usage-file';
-import type { UsageStore } from '../../../src/domain/ports';
+import type { UsageStore } from '../../../src/domain/usage-ports';
 import { hourOf, type UsageBatch } from '../../../src/domain/usage';
 import { createSilentLogger } from '../../../src/logger';
 import { createUsageFlusher, MAX_BATCH_ENTRIES } from '../../../src/serving/usage-flusher';

@@ -5,7 +5,7 @@ import { PMTiles } from 'pmtiles';
 import { parseTimestamp } from '../../../src/domain/timestamps';
 import { createSilentLogger } from '../../../src/logger';
 import { createDirectorySink } from '../../../src/adapters/fs/frame-sink';
-import type { FrameSink } from '../../../src/domain/ports';
+import type { FrameSink } from '../../../src/domain/producer-ports';
 import { createSimulatorPool } from '../../../src/sim/simulator-frame';
 import { createSimulator, type FrameProgress, type Simulator } from '../../../src/sim/simulator';
 import { createBufferSource } from '../../fixtures/buffer-source';

@@ -4,7 +4,7 @@
  * stays silent past the limit (a route that drops packets), given once, then a line when it
  * answers; the simulator's watch has always answered.
  */
-import type { FileFeed } from '../../../src/domain/ports';
+import type { FileFeed } from '../../../src/domain/producer-ports';
 import { createSilentLogger } from '../../../src/logger';
 import { ALWAYS_ANSWERED, createSourceWatch } from '../../../src/wiring/source-watch';
 

@@ -4,8 +4,9 @@
  * under the archive's own timestamp, nothing converted again after a restart, bad input
  * counted and skipped for good, a failing source retried, one leader at a time.
  */
-import type { FeedFile, FileFeed, FrameSink, LeaderLease } from '../../../../src/domain/ports';
-import { FeedFileError } from '../../../../src/domain/ports';
+import type { LeaderLease } from '../../../../src/domain/ports';
+import type { FeedFile, FileFeed, FrameSink } from '../../../../src/domain/producer-ports';
+import { FeedFileError } from '../../../../src/domain/producer-ports';
 import { createSilentLogger } from '../../../../src/logger';
 import { renderFrame } from '../../../../src/render/render-frame';
 import { RenderJobError } from '../../../../src/render/render-pool';

@@ -145,3 +145,37 @@ describe('the HTML reference', () => {
     }
   });
 });
+
+describe('pages go through the one evaluator and the one table of routes', () => {
+  it('a page answers If-Match as the API does: 412 with the error record on a mismatch', async () => {
+    const full = await request(api.baseUrl, '/reference/');
+    const refused = await request(api.baseUrl, '/reference/', {
+      headers: { 'If-Match': '"not-the-page"' },
+    });
+    expect(refused.status).toBe(412);
+    expect(JSON.parse(refused.body.toString('utf8'))).toEqual({
+      error: { code: 412, message: 'Precondition Failed' },
+    });
+    const matched = await request(api.baseUrl, '/reference/', {
+      headers: { 'If-Match': String(full.headers.etag) },
+    });
+    expect(matched.status).toBe(200);
+    const viewer = await request(api.baseUrl, '/viewer/config.json');
+    expect(viewer.status).toBe(200);
+  });
+
+  it('records page requests under their route templates', async () => {
+    await request(api.baseUrl, '/reference/');
+    await request(api.baseUrl, '/viewer/config.json');
+    await request(api.baseUrl, '/viewer/no-such-asset.js');
+    await request(api.baseUrl, '/not-a-page');
+    const metrics = (
+      await request(`http://127.0.0.1:${api.replica.adminPort}`, '/metrics')
+    ).body.toString('utf8');
+    const routes = new Set(
+      [...metrics.matchAll(/^radar_http_requests_total\{route="([^"]*)"/gm)].map((m) => m[1]),
+    );
+    for (const route of ['/reference/', '/viewer/config.json', '/viewer/:asset', 'unmatched'])
+      expect(routes).toContain(route);
+  });
+});
