@@ -10,6 +10,9 @@ import { openKeyAdmin, type KeyAdmin } from '../wiring/keys';
 import { parseSince } from '../domain/usage-report';
 import { usageTable } from '../keys/usage-table';
 import { openUsageReader, usageReport, UsageFileError } from '../wiring/usage';
+import { exitWhenWritten, watchOutputErrors } from '../shared/flushed-exit';
+
+watchOutputErrors();
 
 const USAGE = `usage: npm run keys -- <command> [args] [--file keys.json]
 (store: --file, else RADAR_KEYS_FILE, else ./keys.json without REDIS_URL, else Redis)
@@ -175,17 +178,14 @@ async function usage(values: {
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    const known =
-      err instanceof commands.KeyCommandError ||
-      err instanceof ConfigError ||
-      err instanceof KeyFileError ||
-      err instanceof UsageFileError;
-    process.stderr.write(
-      `keys: ${known ? (err as Error).message : ((err as Error).stack ?? String(err))}\n`,
-    );
-    process.exit(known ? 1 : 2);
-  },
-);
+main(process.argv.slice(2)).then(exitWhenWritten, (err: unknown) => {
+  const known =
+    err instanceof commands.KeyCommandError ||
+    err instanceof ConfigError ||
+    err instanceof KeyFileError ||
+    err instanceof UsageFileError;
+  process.stderr.write(
+    `keys: ${known ? (err as Error).message : ((err as Error).stack ?? String(err))}\n`,
+  );
+  exitWhenWritten(known ? 1 : 2);
+});

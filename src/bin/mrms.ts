@@ -13,8 +13,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createDirectorySink } from '../adapters/fs/frame-sink';
-import { loadConfigOrExit } from '../config';
-import { parseCommandLine } from './command-line';
+import { loadConfig } from '../config';
+import { exitStartFailure, parseCommandLine } from './command-line';
 import { createLogger } from '../logger';
 import { Grib2Error } from '../sources/mrms/grib2/grib2-error';
 import { convertMrmsFile, mrmsArchiveFacts } from '../sources/mrms/mrms-frame';
@@ -92,16 +92,13 @@ async function main(): Promise<void> {
     process.exitCode = await convertOne(args.file, args.out, args.maxZoom);
     return;
   }
-  const config = loadConfigOrExit(process.env);
+  const config = loadConfig(process.env);
   const logger = createLogger(config.logLevel, { service: 'radar-mrms' });
   const producer = await buildMrmsProducer(config, { logger });
   onFatalErrors({ logger, shutdown: producer.shutdown, deadlineMs: 30_000 });
   onSignals(producer.shutdown);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(
-    `mrms: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
-  process.exit(1);
-});
+main().catch((error: unknown) =>
+  exitStartFailure(error, (failure) => `mrms: ${failure.stack ?? failure.message}`),
+);
