@@ -6,6 +6,9 @@
  * timestamp (the GRIB2 valid time the renderer wrote into its metadata). So the first pass is
  * the backfill, later passes pick up each new file, and a restart converts nothing twice.
  *
+ * A file named past the clock (beyond a tolerance) is counted once and skipped, and takes no
+ * place among the newest files (`future-names.ts`).
+ *
  * Failures never stop it: a listing that fails is retried with exponential backoff; a
  * download that fails is retried a few times with backoff, then left for the next pass; a file
  * that is not valid GRIB2 or not reflectivity is counted and skipped for good; a failed upload
@@ -20,6 +23,7 @@ import { RenderJobError } from '../../render/render-pool';
 import { backoffMs } from '../../shared/backoff';
 import { createLeadership } from '../../shared/leadership';
 import {
+  DEFAULT_FUTURE_TOLERANCE_MS,
   DEFAULT_MAX_FILE_BYTES,
   DEFAULT_RETRY,
   type MrmsFailureReason,
@@ -27,6 +31,7 @@ import {
   type MrmsFollowerOptions,
   type RetryPolicy,
 } from './mrms-follower-contract';
+import { createFutureNameFilter } from './future-names';
 import { mrmsArchiveFacts } from './mrms-frame';
 
 export * from './mrms-follower-contract';
@@ -68,6 +73,15 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
   const leading = () => leadership?.isLeader() ?? true;
 
   const fail = (reason: MrmsFailureReason) => events.onFailure?.(reason);
+  const future = createFutureNameFilter({
+    toleranceMs: options.futureToleranceMs ?? DEFAULT_FUTURE_TOLERANCE_MS,
+    now: options.now ?? Date.now,
+    onFuture: (file) => {
+      fail('future-name');
+      const named = new Date(file.timeMs).toISOString();
+      logger.warn({ file: file.key, named }, 'mrms file named in the future skipped');
+    },
+  });
   const noteNewest = (ms: number) => {
     if (newestMs === undefined || ms > newestMs) newestMs = ms;
   };
@@ -200,7 +214,7 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
   const pass = async (): Promise<boolean> => {
     let files: FeedFile[];
     try {
-      files = await feed.newest(options.backfill);
+      files = await feed.newest(options.backfill + future.extra(options.backfill));
     } catch (error) {
       fail('source');
       logger.warn(
@@ -214,7 +228,7 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
     for (const key of done) if (!listed.has(key)) done.delete(key);
     for (const key of conversionFailures.keys())
       if (!listed.has(key)) conversionFailures.delete(key);
-    const queue = files.filter((f) => !done.has(f.key));
+    const queue = future.present(files, options.backfill).filter((f) => !done.has(f.key));
     const worker = async () => {
       for (let file = queue.shift(); file && working(); file = queue.shift()) {
         try {
