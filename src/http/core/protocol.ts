@@ -9,21 +9,24 @@
  */
 import type { HttpError } from '../../errors';
 import { BadRequestError, ExpectationFailedError } from '../../errors';
+import { isIpv6Literal } from '../../shared/public-host';
 import type { CoreRequest } from './request';
 
 /**
  * RFC 3986 `host [ ":" port ]`: an IP literal in brackets, or a reg-name (unreserved,
  * pct-encoded and sub-delims characters; an IPv4 address is one too), then an optional port
- * of at most 5 digits, checked against 65535 below. Empty is allowed (RFC 9112 §3.2).
+ * of at most 5 digits, checked against 65535 below. Empty is allowed (RFC 9112 §3.2). An IP
+ * literal must be an IPv6 address (`[::::]` is none).
  */
 const HOST_FIELD =
-  /^(?:\[[0-9A-Fa-f:.]+\]|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})*)(?::([0-9]{0,5}))?$/;
+  /^(?:\[([0-9A-Fa-f:.]+)\]|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})*)(?::([0-9]{0,5}))?$/;
 
 /** Whether a `Host` field value is a valid `uri-host[:port]` (port at most 65535). */
 export function isValidHostField(value: string): boolean {
   const found = HOST_FIELD.exec(value);
   if (found === null) return false;
-  const port = found[1];
+  const [, literal, port] = found;
+  if (literal !== undefined && !isIpv6Literal(literal)) return false;
   return port === undefined || port === '' || Number(port) <= 65535;
 }
 
