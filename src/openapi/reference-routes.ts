@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import Router from '@koa/router';
 import { ServiceUnavailableError } from '../errors';
+import { answeredByPreconditions } from '../http/page-preconditions';
 import { defaultOpenApiAssetsDir } from './openapi-document';
 import { readIfExists } from '../shared/read-if-exists';
 
@@ -87,10 +88,7 @@ export function createReferenceRoutes(options: ReferenceRoutesOptions = {}): Rou
     ctx.set('ETag', etag);
     ctx.type = 'text/html; charset=utf-8';
     ctx.status = 200;
-    if (ctx.fresh) {
-      ctx.status = 304;
-      return;
-    }
+    if (answeredByPreconditions(ctx, { etag })) return;
     // HEAD: an empty body (a null one would turn the status into 204), the page's length.
     ctx.body = ctx.method === 'HEAD' ? '' : body;
     ctx.length = body.length;

@@ -12,6 +12,7 @@ import path from 'node:path';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { NotFoundError, ServiceUnavailableError } from '../errors';
+import { answeredByPreconditions } from '../http/page-preconditions';
 
 /** Credentials the page is pre-filled with. */
 export interface ViewerDemoCredentials {
@@ -92,15 +93,15 @@ export function createViewerRoutes(options: ViewerRoutesOptions = {}): Router {
       if (name === 'index.html') throw new ServiceUnavailableError({ retryAfterS: 60 });
       throw new NotFoundError();
     }
+    // Size and modification time, as nginx's strong ETag for static files: the bundle is
+    // replaced whole at each build, so both change with the bytes.
+    const etag = `"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
     ctx.set('Cache-Control', 'no-cache');
-    ctx.set('ETag', `W/"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`);
+    ctx.set('ETag', etag);
     ctx.set('Last-Modified', stat.mtime.toUTCString());
     ctx.type = CONTENT_TYPES[path.extname(name)] ?? 'application/octet-stream';
     ctx.status = 200;
-    if (ctx.fresh) {
-      ctx.status = 304;
-      return;
-    }
+    if (answeredByPreconditions(ctx, { etag, lastModified: stat.mtime })) return;
     // HEAD: an empty body (a null one would turn the status into 204), the file's length.
     ctx.body = ctx.method === 'HEAD' ? '' : fs.createReadStream(file);
     ctx.length = stat.size;
