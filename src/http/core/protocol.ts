@@ -5,10 +5,14 @@
  * - another major version than 1; an HTTP/1.1 request without `Host`, with two `Host` lines,
  *   or with a `Host` that is no `uri-host[:port]` (RFC 9112 §3.2: 400);
  * - an `Expect` other than `100-continue`, which Node answers itself with `100 Continue`
- *   (RFC 9110 §10.1.1: 417).
+ *   (RFC 9110 §10.1.1: 417);
+ * - more than {@link MAX_HEADER_FIELDS} header fields (431). Node's parser would otherwise keep
+ *   the first ones and drop the rest without a word (an `Authorization` after them made a 401),
+ *   so the listener keeps every field (`maxHeadersCount` 0; the head's byte limit still bounds
+ *   them) and the count is refused here.
  */
 import type { HttpError } from '../../errors';
-import { BadRequestError, ExpectationFailedError } from '../../errors';
+import { BadRequestError, ExpectationFailedError, HeaderFieldsTooLargeError } from '../../errors';
 import { isIpv6Literal } from '../../shared/public-host';
 import type { CoreRequest } from './request';
 
@@ -39,9 +43,13 @@ function hostLines(raw: readonly string[]): number {
   return count;
 }
 
+/** The most header fields a request may carry (Node's parser kept 1,000 and dropped the rest). */
+export const MAX_HEADER_FIELDS = 1000;
+
 /** The error to answer, or undefined when the request may go on. */
 export function checkProtocol(request: CoreRequest): HttpError | undefined {
   if (request.httpVersionMajor !== 1) return new BadRequestError();
+  if (request.rawHeaders.length / 2 > MAX_HEADER_FIELDS) return new HeaderFieldsTooLargeError();
   const host = request.headers.host;
   if (host === undefined) {
     if (request.httpVersionMinor >= 1) return new BadRequestError();
