@@ -4,6 +4,9 @@
  * never a 5xx and never Node's bare answers:
  * - another major version than 1; an HTTP/1.1 request without `Host`, with two `Host` lines,
  *   or with a `Host` that is no `uri-host[:port]` (RFC 9112 §3.2: 400);
+ * - a `Transfer-Encoding` whose final coding is not `chunked` (`identity`, `xchunked`): the
+ *   body's length is unknown (RFC 9112 §6.3: 400), and Node let it through to a response
+ *   that closed with zero bytes after a rate-limit point and usage were spent;
  * - an `Expect` other than `100-continue`, which Node answers itself with `100 Continue`
  *   (RFC 9110 §10.1.1: 417);
  * - more than {@link MAX_HEADER_FIELDS} header fields (431). Node's parser would otherwise keep
@@ -56,6 +59,9 @@ export function checkProtocol(request: CoreRequest): HttpError | undefined {
   } else if (hostLines(request.rawHeaders) > 1 || !isValidHostField(host)) {
     return new BadRequestError();
   }
+  const codings = request.headers['transfer-encoding'];
+  if (codings !== undefined && !/(?:^|,)[ \t]*chunked[ \t]*$/i.test(codings))
+    return new BadRequestError();
   const expect = request.headers.expect;
   if (expect !== undefined && expect.toLowerCase() !== '100-continue')
     return new ExpectationFailedError();
