@@ -274,19 +274,3 @@ function deepFreeze<T extends object>(value: T): T {
     if (inner !== null && typeof inner === 'object') deepFreeze(inner as object);
   return Object.freeze(value);
 }
-
-/**
- * For entry points: `loadConfig`, or print the problems and exit with status 2 (a
- * configuration error is the operator's to fix, never a crash with a stack trace).
- */
-export function loadConfigOrExit(env: NodeJS.ProcessEnv): Config {
-  try {
-    return loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
-}

@@ -91,7 +91,10 @@ export class ExpectationFailedError extends HttpError {
   }
 }
 
-/** The request head exceeded Node's header limit (answered raw, before the core). */
+/**
+ * The request head exceeded Node's header size limit (answered raw, before the core), or
+ * carries more header fields than the core accepts.
+ */
 export class HeaderFieldsTooLargeError extends HttpError {
   readonly status = 431;
   constructor() {

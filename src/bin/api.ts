@@ -2,7 +2,8 @@
  * API entry point (`npm start`): read the configuration, build one replica, print the demo
  * credentials in embedded mode, and drain on SIGTERM/SIGINT (exit 0) or on a fatal error (exit 1).
  */
-import { loadConfigOrExit } from '../config';
+import { loadConfig } from '../config';
+import { exitStartFailure } from './command-line';
 import { demoBanner } from '../embedded/demo-credentials';
 import { radarSourceLine } from '../embedded/source-banner';
 import { createLogger } from '../logger';
@@ -10,7 +11,7 @@ import { onFatalErrors, onSignals } from '../wiring/lifecycle';
 import { buildReplica } from '../wiring/replica';
 
 async function main(): Promise<void> {
-  const config = loadConfigOrExit(process.env);
+  const config = loadConfig(process.env);
   const logger = createLogger(config.logLevel, { service: 'radar-api' });
   // Notices for the person at the terminal wait until the banner is out, then go straight on.
   let bannerOut = false;
@@ -37,7 +38,6 @@ async function main(): Promise<void> {
   onSignals(replica.shutdown);
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`radar API failed to start: ${(err as Error).message}\n`);
-  process.exit(1);
-});
+main().catch((err: unknown) =>
+  exitStartFailure(err, (error) => `radar API failed to start: ${error.message}`),
+);

@@ -3,18 +3,21 @@
  * where supported, periodic listing everywhere), validates and publishes into Redis while it
  * holds the leader lease, and serves `/healthz` and `/readyz` on its own `ADMIN_PORT`.
  */
-import { loadConfigOrExit } from '../config';
+import { loadConfig } from '../config';
+import { exitWhenWritten } from '../shared/flushed-exit';
+import { exitStartFailure } from './command-line';
 import { buildIngest } from '../wiring/ingest';
 import { createLogger } from '../logger';
 import { onFatalErrors, onSignals } from '../wiring/lifecycle';
 
 async function main(): Promise<void> {
-  const config = loadConfigOrExit(process.env);
+  const config = loadConfig(process.env);
   if (config.catalog.kind !== 'redis') {
     process.stderr.write(
       'Invalid configuration:\n  - REDIS_URL: the ingest worker publishes into Redis; set it\n',
     );
-    process.exit(2);
+    exitWhenWritten(2);
+    return;
   }
   const logger = createLogger(config.logLevel, { service: 'radar-ingest' });
   const ingest = await buildIngest(config, { logger });
@@ -22,7 +25,6 @@ async function main(): Promise<void> {
   onSignals(ingest.shutdown);
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`ingest worker failed to start: ${(err as Error).message}\n`);
-  process.exit(1);
-});
+main().catch((err: unknown) =>
+  exitStartFailure(err, (error) => `ingest worker failed to start: ${error.message}`),
+);

@@ -10,6 +10,18 @@ import { openKeyAdmin, type KeyAdmin } from '../wiring/keys';
 import { parseSince } from '../domain/usage-report';
 import { usageTable } from '../keys/usage-table';
 import { openUsageReader, usageReport, UsageFileError } from '../wiring/usage';
+import { exitWhenWritten, watchOutputErrors } from '../shared/flushed-exit';
+import { printable, printableValue } from '../shared/printable';
+
+watchOutputErrors();
+
+/**
+ * Everything the command prints goes through here: control characters in what it prints (ids
+ * and fields from the registry, usage rows) are shown escaped, never sent to the terminal.
+ */
+const out = (text: string) => process.stdout.write(printable(text));
+/** An argument echoed back, inside a line. */
+const shown = (value: string | undefined) => printableValue(String(value));
 
 const USAGE = `usage: npm run keys -- <command> [args] [--file keys.json]
 (store: --file, else RADAR_KEYS_FILE, else ./keys.json without REDIS_URL, else Redis)
@@ -53,7 +65,7 @@ async function main(argv: string[]): Promise<number> {
   });
   const [command, target] = positionals;
   if (values.help || command === undefined) {
-    process.stdout.write(`${USAGE}\n`);
+    out(`${USAGE}\n`);
     return command === undefined && !values.help ? 2 : 0;
   }
   if (command === 'usage') return usage(values);
@@ -69,11 +81,11 @@ async function main(argv: string[]): Promise<number> {
         // Listing a registry that does not exist is a typo in the path, not an empty list.
         if (!(await admin.exists()))
           throw new commands.KeyCommandError(`${admin.describe} does not exist`);
-        process.stdout.write(`${commands.describe(await store.load())}\n`);
+        out(`${commands.describe(await store.load())}\n`);
         return 0;
       case 'create-app':
         await store.update((data) => commands.createApp(data, need('app id')));
-        process.stdout.write(`app ${target} created\n`);
+        out(`app ${shown(target)} created\n`);
         return 0;
       case 'create-key': {
         const apiKey = generateApiKey();
@@ -84,7 +96,7 @@ async function main(argv: string[]): Promise<number> {
             requireOrigin: values['require-origin'] ?? false,
           }),
         );
-        process.stdout.write(`key ${target} created. It is shown only this once:\n${apiKey}\n`);
+        out(`key ${shown(target)} created. It is shown only this once:\n${apiKey}\n`);
         return 0;
       }
       case 'disable-key':
@@ -123,7 +135,7 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     await admin.close();
   }
-  process.stdout.write(`${command} ${target}: done\n`);
+  out(`${shown(command)} ${shown(target)}: done\n`);
   return 0;
 }
 
@@ -163,9 +175,7 @@ async function usage(values: {
         if (err instanceof UsageFileError) throw err;
         throw new commands.KeyCommandError(`cannot read usage from ${where}: ${err.message}`);
       });
-      process.stdout.write(
-        values.json ? `${JSON.stringify(report, null, 2)}\n` : `${usageTable(report)}\n`,
-      );
+      out(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${usageTable(report)}\n`);
     } finally {
       await reader.close();
     }
@@ -175,17 +185,14 @@ async function usage(values: {
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    const known =
-      err instanceof commands.KeyCommandError ||
-      err instanceof ConfigError ||
-      err instanceof KeyFileError ||
-      err instanceof UsageFileError;
-    process.stderr.write(
-      `keys: ${known ? (err as Error).message : ((err as Error).stack ?? String(err))}\n`,
-    );
-    process.exit(known ? 1 : 2);
-  },
-);
+main(process.argv.slice(2)).then(exitWhenWritten, (err: unknown) => {
+  const known =
+    err instanceof commands.KeyCommandError ||
+    err instanceof ConfigError ||
+    err instanceof KeyFileError ||
+    err instanceof UsageFileError;
+  process.stderr.write(
+    printable(`keys: ${known ? (err as Error).message : ((err as Error).stack ?? String(err))}\n`),
+  );
+  exitWhenWritten(known ? 1 : 2);
+});

@@ -17,9 +17,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { loadConfigOrExit } from '../config';
+import { loadConfig } from '../config';
 import { describeSeconds, outsideRetention, type RetentionRefusal } from '../domain/retention';
-import { parseCommandLine } from './command-line';
+import { exitStartFailure, parseCommandLine } from './command-line';
 import { createLogger } from '../logger';
 import { Grib2Error } from '../sources/mrms/grib2/grib2-error';
 import { convertMrmsFile, mrmsArchiveFacts } from '../sources/mrms/mrms-frame';
@@ -152,7 +152,7 @@ async function convertOne(
 async function main(): Promise<void> {
   const args = parseCommandLine(process.argv.slice(2), parse, USAGE);
   if (args === undefined) return;
-  const config = loadConfigOrExit(process.env);
+  const config = loadConfig(process.env);
   if (args.file !== undefined) {
     const { retentionS } = config.publication;
     process.exitCode = await convertOne(
@@ -170,9 +170,6 @@ async function main(): Promise<void> {
   onSignals(producer.shutdown);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(
-    `mrms: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
-  process.exit(1);
-});
+main().catch((error: unknown) =>
+  exitStartFailure(error, (failure) => `mrms: ${failure.stack ?? failure.message}`),
+);

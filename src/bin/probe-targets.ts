@@ -12,6 +12,7 @@ import { errorBody, NotFoundError } from '../errors';
 import { createLatestArchiveTargets } from '../probe/latest-archive-targets';
 import { createLogger } from '../logger';
 import { jsonText } from '../shared/json-text';
+import { exitWhenWritten } from '../shared/flushed-exit';
 
 const USAGE =
   'usage: probe-targets --edge <url> --key-file <file> [--app radar-probe] [--port 9465] [--host 0.0.0.0]';
@@ -29,7 +30,8 @@ function main(): void {
   const port = Number(values.port);
   if (!values.edge || !values['key-file'] || !Number.isInteger(port) || port < 0 || port > 65535) {
     process.stderr.write(`${USAGE}\n`);
-    process.exit(2);
+    exitWhenWritten(2);
+    return;
   }
   const logger = createLogger('info');
   // Read once at start: a new key means a restart, as for the blackbox exporter's reload.
@@ -64,7 +66,7 @@ function main(): void {
     const bound = typeof address === 'object' && address ? address.port : port;
     logger.info({ port: bound, edge: values.edge }, 'probe targets serving /targets');
   });
-  const stop = () => server.close(() => process.exit(0));
+  const stop = () => server.close(() => exitWhenWritten(0));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
 }

@@ -17,6 +17,7 @@ import type { FrameProgress } from '../sim/simulator';
 import { openArchives, openUploadArchives } from '../wiring/open-archives';
 import { onStopSignals } from '../wiring/stop-signals';
 import { buildSimulator } from '../wiring/simulator';
+import { exitWhenWritten } from '../shared/flushed-exit';
 
 const { backfill, cadenceS, maxZoom, workers } = SIM_LIMITS;
 const USAGE = `usage: simulate [--out DIR] [--backfill N] [--cadence SECONDS] [--max-zoom Z]
@@ -122,7 +123,7 @@ async function main(): Promise<void> {
     stop: (signal) => {
       if (signal === 'SIGINT')
         process.stderr.write('stopping after the frame in flight (Ctrl-C again to quit now)\n');
-      void shutdown().then(() => process.exit(0));
+      void shutdown().then(() => exitWhenWritten(0));
     },
     force: (signal) => process.exit(signal === 'SIGINT' ? 130 : 143), // asked again: do not wait
   });
@@ -149,5 +150,5 @@ main().catch((error: unknown) => {
   process.stderr.write(
     `simulate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
   );
-  process.exit(1);
+  exitWhenWritten(1);
 });

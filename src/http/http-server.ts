@@ -95,6 +95,9 @@ export function createHttpServer(deps: HttpServerDeps): PublicServer {
   // An `Expect` other than 100-continue: the core answers it (417), watched like any other.
   server.on('checkExpectation', listener);
   server.on('close', () => watchdog.close());
+  // Every header field is kept, none dropped silently past a count: the core refuses too many
+  // with a 431 record, and the head's byte limit (16 KiB) bounds them meanwhile.
+  server.maxHeadersCount = 0;
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = Math.min(KEEP_ALIVE_TIMEOUT_MS + 1_000, requestTimeoutMs);
   server.requestTimeout = requestTimeoutMs;

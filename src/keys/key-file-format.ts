@@ -24,9 +24,9 @@ const keyFileSchema = z.strictObject({
   apps: z.array(z.strictObject({ id, disabled: z.boolean().default(false) })),
   keys: z.array(
     z.strictObject({
-      id: z.string().min(1),
+      id,
       sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'sha256 must be exactly 64 hex digits'),
-      apps: z.array(z.string()).default([]),
+      apps: z.array(id).default([]),
       limit: z.number().int().positive().optional(),
       disabled: z.boolean().default(false),
       origins: z.array(originPattern).optional(),
@@ -78,6 +78,44 @@ function describeIssues(json: unknown, issues: readonly z.core.$ZodIssue[]): str
   return problems;
 }
 
+/**
+ * Every field that must be unique and is not, named by its place: app ids, key ids, and key
+ * hashes (compared in lower case, as either case is accepted). Two keys with one hash would
+ * make which record answers for that key depend on order: disabling one would leave the key
+ * working through the other.
+ */
+function duplicateProblems(data: KeyRegistryData): string[] {
+  const problems: string[] = [];
+  /** `values[i]` lives at `${list}[i].${field}`; a value's text is shown unless `hidden`. */
+  const unique = (list: string, field: string, values: string[], what: string, hidden = false) => {
+    const first = new Map<string, number>();
+    for (const [i, value] of values.entries()) {
+      const earlier = first.get(value);
+      if (earlier === undefined) {
+        first.set(value, i);
+        continue;
+      }
+      const shown = hidden ? '' : ` ${value}`;
+      problems.push(`${list}[${i}].${field}: duplicate ${what}${shown} (as ${list}[${earlier}])`);
+    }
+  };
+  unique(
+    'apps',
+    'id',
+    data.apps.map((a) => a.id),
+    'app id',
+  );
+  unique(
+    'keys',
+    'id',
+    data.keys.map((k) => k.id),
+    'key id',
+  );
+  const hashes = data.keys.map((k) => k.sha256.toLowerCase());
+  unique('keys', 'sha256', hashes, 'key hash', true);
+  return problems;
+}
+
 /** Parses key file text; throws a KeyFileError naming every problem and its field. */
 export function parseKeyFile(text: string): KeyRegistryData {
   let json: unknown;
@@ -93,12 +131,8 @@ export function parseKeyFile(text: string): KeyRegistryData {
     );
   }
   const data = parsed.data;
-  const ids = new Set<string>();
-  for (const [i, key] of data.keys.entries()) {
-    if (ids.has(key.id))
-      throw new KeyFileError(`key file is invalid: keys[${i}].id: duplicate key id ${key.id}`);
-    ids.add(key.id);
-  }
+  const problems = duplicateProblems(data);
+  if (problems.length > 0) throw new KeyFileError(`key file is invalid: ${problems.join('; ')}`);
   return data;
 }
 

@@ -4,6 +4,7 @@
  * report itself instead (the admin listener's `/usage` shape).
  */
 import type { UsageReport } from '../domain/usage-report';
+import { printableValue } from '../shared/printable';
 
 /** Bytes in binary units with one decimal (`12.3 MiB`); exact below 1 KiB. */
 export function formatBytes(bytes: number): string {
@@ -27,7 +28,9 @@ export function usageTable(report: UsageReport): string {
   ];
   for (const k of report.keys) {
     rows.push([
-      k.key,
+      // Usage data names keys as they were counted: one no longer registered was never
+      // checked against the id alphabet here, so it cannot break the table's lines.
+      printableValue(k.key),
       String(k.requests),
       formatBytes(k.bytes),
       String(k.refused),

@@ -32,7 +32,7 @@ export function createMrmsMetrics(registry: Registry): MrmsFollowerEvents {
   const failures = zeroed(
     new Counter({
       name: 'radar_mrms_failures_total',
-      help: 'MRMS follower failures by reason: source (listing or download, retried), bad-file (not valid GRIB2, skipped), not-reflectivity (skipped), conversion, sink (upload, retried).',
+      help: 'MRMS follower failures by reason: source (listing or download, retried), bad-file (not valid GRIB2, skipped), not-reflectivity (skipped), conversion, sink (upload, retried), future-name (named past the clock, skipped).',
       labelNames: ['reason'] as const,
       registers: [registry],
     }),

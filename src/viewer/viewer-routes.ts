@@ -96,8 +96,11 @@ export function createViewerRoutes(options: ViewerRoutesOptions = {}): Router {
       if (name === 'index.html') throw new ServiceUnavailableError({ retryAfterS: 60 });
       throw new NotFoundError();
     }
+    // Size and modification time, as nginx's strong ETag for static files: the bundle is
+    // replaced whole at each build, so both change with the bytes.
+    const etag = `"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
     ctx.set('Cache-Control', 'no-cache');
-    ctx.set('ETag', `W/"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`);
+    ctx.set('ETag', etag);
     ctx.set('Last-Modified', stat.mtime.toUTCString());
     ctx.type = CONTENT_TYPES[path.extname(name)] ?? 'application/octet-stream';
     // A conditional request is decided by the Koa app around every page (the core's evaluator).

@@ -8,6 +8,7 @@
 import type http from 'node:http';
 import type { Logger } from '../logger';
 import { onStopSignals } from './stop-signals';
+import { exitWhenWritten } from '../shared/flushed-exit';
 
 export interface ShutdownPlan {
   readonly logger: Logger;
@@ -86,8 +87,8 @@ export function onFatalErrors(options: FatalErrorOptions): void {
     process.exitCode = FATAL_EXIT_CODE;
     setTimeout(() => process.exit(FATAL_EXIT_CODE), options.deadlineMs).unref();
     void options.shutdown().then(
-      () => process.exit(FATAL_EXIT_CODE),
-      () => process.exit(FATAL_EXIT_CODE),
+      () => exitWhenWritten(FATAL_EXIT_CODE),
+      () => exitWhenWritten(FATAL_EXIT_CODE),
     );
   };
   process.on('uncaughtException', (err) => fatal('uncaught exception', err));
@@ -103,8 +104,8 @@ export function onSignals(shutdown: () => Promise<void>): void {
     stop: () =>
       void shutdown().then(
         // 0, unless a fatal error is already stopping the process.
-        () => process.exit(process.exitCode === FATAL_EXIT_CODE ? FATAL_EXIT_CODE : 0),
-        () => process.exit(1),
+        () => exitWhenWritten(process.exitCode === FATAL_EXIT_CODE ? FATAL_EXIT_CODE : 0),
+        () => exitWhenWritten(1),
       ),
     force: () => process.exit(1),
   });

@@ -24,6 +24,7 @@ import { createLogger, type Logger } from '../logger';
 import { createUsageMetrics } from '../observability/usage-metrics';
 import { createUsageFlusher, type UsageFlusher } from '../serving/usage-flusher';
 import { createUsageMeter, type UsageCounter } from '../serving/usage-meter';
+import { createTrustedClock, type TrustedClock } from '../serving/trusted-clock';
 import type { Registry } from 'prom-client';
 import type { Component } from './component';
 import type { RedisWiring } from './redis';
@@ -66,7 +67,11 @@ export function replicaUsage(
 ): ReplicaUsage {
   const store = openUsageStore(settings, logger, redis);
   if (!settings.enabled) return { counter: undefined, store, flusher: undefined, components: [] };
-  const meter = createUsageMeter({ maxEntries: settings.maxEntries });
+  const clock = storeClock(settings, logger, redis);
+  const meter = createUsageMeter({
+    maxEntries: settings.maxEntries,
+    ...(clock ? { now: clock.now } : {}),
+  });
   const events = createUsageMetrics(registry, {
     // Read at scrape time, once the flusher below exists.
     held: () => meter.size() + flusher.pendingEntries(),
@@ -85,9 +90,38 @@ export function replicaUsage(
     store,
     flusher,
     components: [
+      ...(clock
+        ? [{ name: 'usage-clock', start: () => clock.start(), stop: async () => clock.stop() }]
+        : []),
       { name: 'usage-flusher', start: async () => flusher.start(), stop: () => flusher.stop() },
     ],
   };
+}
+
+/** How far a replica's clock may differ from Redis's before usage is counted by Redis time. */
+export const MAX_USAGE_CLOCK_SKEW_MS = 60_000;
+
+/**
+ * With Redis as the store, the clock usage is counted by: the replica's own within
+ * {@link MAX_USAGE_CLOCK_SKEW_MS} of Redis `TIME`, else Redis's (`serving/trusted-clock.ts`).
+ * A usage file has one writer and no other clock to compare with.
+ */
+function storeClock(
+  settings: UsageSettings,
+  logger: Logger,
+  redis: (backend: RedisBackend) => RedisWiring,
+): TrustedClock | undefined {
+  if (settings.store.kind !== 'redis') return undefined;
+  const { client } = redis(settings.store);
+  return createTrustedClock({
+    storeTime: async () => {
+      const [seconds, micros] = await client.time();
+      return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    },
+    maxSkewMs: MAX_USAGE_CLOCK_SKEW_MS,
+    refreshMs: 60_000,
+    logger: logger.child({ component: 'usage' }),
+  });
 }
 
 /** Reads the store and builds the report the CLI and `/usage` give for `question`. */

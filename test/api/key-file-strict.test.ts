@@ -1,6 +1,6 @@
 /**
  * A key file edited into something the strict format refuses (a misspelt field, `{}`, a hash
- * of the wrong length) never weakens what is in force: the reload fails with an error that
+ * of the wrong length, two keys of one hash, two apps of one id) never weakens what is in force: the reload fails with an error that
  * names the field, and the last good keys, origin restrictions included, stay in force. A key
  * file that is invalid at start stops the replica.
  */
@@ -114,6 +114,24 @@ it('a misspelt, empty or wrong-hash key file keeps the last good keys and logs t
     expect(await statusFrom(ALLOWED)).toBe(200);
     expect(await statusFrom(OTHER)).toBe(403);
   }
+
+  // The disabled key's hash again under another, enabled id: which record answered would
+  // depend on order, and disabling one would leave the key working through the other.
+  const twin = { ...good.keys[0]!, id: 'good-copy', origins: [OTHER] };
+  const twinFailure = await writeInvalid(
+    JSON.stringify({ ...good, keys: [...good.keys, twin] }),
+    'keys[4].sha256',
+  );
+  expect(String(twinFailure['err'])).toContain('keys[4].sha256: duplicate key hash (as keys[0])');
+  expect(await statusFrom(OTHER)).toBe(403);
+  // Two apps of one id, the second disabled: refused the same way.
+  const appFailure = await writeInvalid(
+    JSON.stringify({ ...good, apps: [...good.apps, { id: good.apps[0]!.id, disabled: true }] }),
+    'apps[4].id',
+  );
+  expect(String(appFailure['err'])).toContain('apps[4].id: duplicate app id');
+  expect(await statusFrom(ALLOWED)).toBe(200);
+  expect(await statusFrom(OTHER)).toBe(403);
 
   // A valid file still reloads: the restriction lifted on purpose takes effect.
   await writeKeyFile(api.keysFile, registryData());

@@ -17,6 +17,8 @@ export interface MrmsDirectoryServer {
   failListings(n: number): void;
   /** Lists `name` but answers 404 when it is fetched. */
   vanish(name: string): void;
+  /** The next listings answer these pages, one each, in order; then the directory again. */
+  serveListings(pages: readonly string[]): void;
   /** Requests per path, for assertions. */
   readonly requests: Map<string, number>;
   stop(): Promise<void>;
@@ -71,6 +73,7 @@ export async function startMrmsDirectoryServer(options: {
 }): Promise<MrmsDirectoryServer> {
   const { dir, urlPath } = options;
   let failing = 0;
+  const queuedPages: string[] = [];
   const vanished = new Set<string>();
   const requests = new Map<string, number>();
   const server = http.createServer((req, res) => {
@@ -81,6 +84,11 @@ export async function startMrmsDirectoryServer(options: {
         if (failing > 0) {
           failing--;
           res.writeHead(503, { 'Content-Type': 'text/plain' }).end('busy');
+          return;
+        }
+        const queued = queuedPages.shift();
+        if (queued !== undefined) {
+          res.writeHead(200, { 'Content-Type': 'text/html' }).end(queued);
           return;
         }
         const names = (await fs.readdir(dir)).filter((n) => !n.startsWith('.')).sort();
@@ -117,6 +125,7 @@ export async function startMrmsDirectoryServer(options: {
     url: `http://127.0.0.1:${port}${urlPath}`,
     failListings: (n) => void (failing = n),
     vanish: (name) => void vanished.add(name),
+    serveListings: (pages) => void queuedPages.push(...pages),
     requests,
     async stop() {
       server.closeAllConnections();

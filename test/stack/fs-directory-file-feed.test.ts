@@ -3,7 +3,7 @@
  * until it has been quiet for it, then carries its size and mtime as its version (which change
  * when the file does); a tree past the walk's entry cap fails the listing instead of growing
  * without end; sub-directories deeper than the cap are not entered
- * (src/adapters/fs/directory-file-feed.ts, feed-walk.ts).
+ * (src/sources/mrms/directory-file-feed.ts, src/adapters/fs/feed-walk.ts).
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';

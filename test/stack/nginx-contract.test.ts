@@ -491,6 +491,48 @@ describe('edge behaviour', () => {
     }
   });
 
+  it('answers an unknown Transfer-Encoding 501, an HTTP/2.0 line 505 and an unmet Expect 417, each with the record', async () => {
+    const credentials = Object.entries(auth)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    const cases: Array<[string, number, string]> = [
+      [
+        `GET /status.json HTTP/1.1\r\nHost: x\r\n${credentials}Transfer-Encoding: identity\r\n\r\n`,
+        501,
+        'Not Implemented',
+      ],
+      [
+        `GET /status.json HTTP/1.1\r\nHost: x\r\n${credentials}Transfer-Encoding: xchunked\r\n\r\n`,
+        501,
+        'Not Implemented',
+      ],
+      [
+        `GET /status.json HTTP/2.0\r\nHost: x\r\n${credentials}\r\n`,
+        505,
+        'HTTP Version Not Supported',
+      ],
+      [
+        `GET /status.json HTTP/1.1\r\nHost: x\r\n${credentials}Expect: foo\r\nConnection: close\r\n\r\n`,
+        417,
+        'Expectation Failed',
+      ],
+    ];
+    for (const [raw, code, message] of cases) {
+      const answer = await rawExchange(edge.edgeUrl, raw);
+      expect(answer.slice(0, 12)).toBe(`HTTP/1.1 ${code}`);
+      expect(answer).toMatch(/\r\nContent-Type: application\/json\r\n/);
+      expect(answer.slice(answer.indexOf('\r\n\r\n') + 4)).toBe(
+        `{"error":{"code":${code},"message":"${message}"}}`,
+      );
+    }
+    // Expect: 100-continue still reaches the replica.
+    const continued = await rawExchange(
+      edge.edgeUrl,
+      `GET /status.json HTTP/1.1\r\nHost: x\r\n${credentials}Expect: 100-continue\r\nConnection: close\r\n\r\n`,
+    );
+    expect(continued).toMatch(/^HTTP\/1\.1 (100 Continue\r\n\r\nHTTP\/1\.1 )?200 /);
+  });
+
   it('502 JSON record when every replica is down, after trying each once', async () => {
     const dead = [`127.0.0.1:${await freePort()}`, `127.0.0.1:${await freePort()}`];
     const lonely: LocalNginx = await startEdge(dead);

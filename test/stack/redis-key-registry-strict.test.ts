@@ -1,7 +1,8 @@
 /**
  * The key registry in Redis on a real Redis is as strict as the key file: a registry written
  * by hand with a misspelt field, without both arrays, or with a hash of the wrong length is
- * refused by replicas (the last good keys stay in force, one error names the field), a replica
+ * refused by replicas (the last good keys stay in force, one error names the field), as is one
+ * with two keys of one hash, two apps of one id, or an id outside the documented alphabet; a replica
  * does not start on it, and the admin store never writes one.
  */
 import { Writable } from 'node:stream';
@@ -90,6 +91,29 @@ it('a registry edited into something invalid keeps the last good keys; one error
       [goodText.replace(sha256, wrong), 'keys[0].sha256: sha256 must be exactly 64 hex digits'],
       ['{"keys": []}', 'apps: missing (required)'],
     );
+
+  // Fields that must be unique, and ids outside the documented alphabet (a terminal escape).
+  const goodKey = good.keys[0]!;
+  const twin = { ...goodKey, id: 'acme-copy', sha256: sha256.toUpperCase(), disabled: true };
+  const json = (data: object) => JSON.stringify(data);
+  invalid.push(
+    [
+      json({ apps: good.apps, keys: [...good.keys, twin] }),
+      'keys[1].sha256: duplicate key hash (as keys[0])',
+    ],
+    [
+      json({ apps: [...good.apps, { id: 'acme-web', disabled: true }], keys: good.keys }),
+      'apps[1].id: duplicate app id acme-web (as apps[0])',
+    ],
+    [
+      json({ apps: good.apps, keys: [{ ...goodKey, id: 'acme\u001b[2J' }] }),
+      'keys[0].id: ids use letters, digits',
+    ],
+    [
+      json({ apps: good.apps, keys: [{ ...goodKey, apps: ['acme-web\n'] }] }),
+      'keys[0].apps[0]: ids use letters, digits',
+    ],
+  );
 
   for (const [text, named] of invalid) {
     const before = lines.length;

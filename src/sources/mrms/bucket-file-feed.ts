@@ -1,11 +1,17 @@
 /**
  * An S3 bucket laid out like NOAA's MRMS open-data bucket as the follower's feed:
  * `{prefix}{YYYYMMDD}/MRMS_{product}_{YYYYMMDD-HHMMSS}.grib2.gz`, one folder per UTC day.
- * Listing is kept small: once the newest file of today's folder is known, a poll lists only
- * the keys after it (S3 `start-after`), a few hundred bytes when nothing is new, so polling
- * every few seconds costs the bucket's owner almost nothing. A full listing (today, yesterday,
- * then older day folders, newest first) happens at start, after midnight UTC, and whenever
- * today's folder has nothing yet.
+ *
+ * Every poll sees every file of the window, whatever order the files arrive in: NOAA's bucket
+ * delivers out of order, and a file that lands after a newer one must still be published. So
+ * once the window (the newest `count` files) is known, a poll lists the day folders from the
+ * window's oldest file to today, starting after that oldest key (S3 `start-after`): the
+ * window's own keys and whatever arrived since, late ones included (a few KiB for a window of
+ * 30). Listing only after the newest key seen missed late files until a restart, and one
+ * object named later in the day (`..._{today}-235959`) hid every new file until midnight. A
+ * full listing (today, yesterday, then older day folders, newest first) happens at start,
+ * after the window has moved past yesterday, and while it holds fewer than `count` files.
+ * Names from the future are listed like any other: the follower counts and skips them.
  */
 import type { Readable } from 'node:stream';
 import type { BucketItem } from 'minio';
@@ -38,7 +44,7 @@ const DAY = /^[0-9]{8}$/;
 export function createBucketFileFeed(options: BucketFileFeedOptions): FileFeed {
   const { client, bucket, prefix, productLevel } = options;
   const now = options.now ?? Date.now;
-  /** The newest files seen, newest first (at most the last count asked for). */
+  /** The window: the newest files seen, newest first (at most the last count asked for). */
   let known: FeedFile[] = [];
 
   /** Keys (or, with a delimiter, folder prefixes) under `under`, after `startAfter`. */
@@ -93,20 +99,24 @@ export function createBucketFileFeed(options: BucketFileFeedOptions): FileFeed {
     return newestFirst(found);
   };
 
+  /** The window's files and what arrived since: day folders from the oldest one to today. */
+  const sinceOldest = async (oldest: FeedFile): Promise<FeedFile[] | undefined> => {
+    const today = dayFolder(now());
+    const first = dayFolder(oldest.timeMs);
+    if (first !== today && first !== dayFolder(now() - DAY_MS)) return undefined;
+    const found = [oldest];
+    if (first !== today) found.push(...(await filesIn(first, oldest.key)));
+    found.push(...(await filesIn(today, first === today ? oldest.key : '')));
+    return found;
+  };
+
   return {
     describe: `s3://${bucket}/${prefix} at ${options.endpoint}`,
     async newest(count) {
-      const today = dayFolder(now());
-      const newestKnown = known[0];
-      let files: FeedFile[];
-      if (newestKnown && known.length >= count && dayFolder(newestKnown.timeMs) === today) {
-        // Only what arrived since the newest file seen.
-        const fresh = await filesIn(today, newestKnown.key);
-        files = newestFirst([...fresh, ...known]);
-      } else {
-        files = await fullListing(count);
-      }
-      known = files.slice(0, count);
+      const oldest = known.length >= count ? known[known.length - 1] : undefined;
+      const listed = (oldest && (await sinceOldest(oldest))) ?? (await fullListing(count));
+      const unique = new Map(listed.map((file) => [file.key, file]));
+      known = newestFirst([...unique.values()]).slice(0, count);
       return [...known];
     },
     async read(file, maxBytes) {

@@ -68,7 +68,7 @@ export function createHttpDirectoryFeed(options: HttpDirectoryFeedOptions): File
         )
       ).toString('utf8');
       const files: FeedFile[] = [];
-      for (const link of listingLinks(html, url)) {
+      for (const link of await listingLinks(html, url)) {
         const file = feedFile(link, linkFileName(link), productLevel);
         if (file) files.push(file);
       }

@@ -20,6 +20,7 @@ export const MRMS_FAILURE_REASONS = [
   'not-reflectivity',
   'conversion',
   'sink',
+  'future-name',
 ] as const;
 export type MrmsFailureReason = (typeof MRMS_FAILURE_REASONS)[number];
 
@@ -87,6 +88,14 @@ export interface MrmsFollowerOptions {
   readonly verdicts?: FileVerdictStore;
   /** Conversion failures (not bad input) of one file before it is given up. */
   readonly conversionAttempts?: number;
+  /**
+   * How far past the clock a file's name may be (default {@link DEFAULT_FUTURE_TOLERANCE_MS}):
+   * a file named later is not a frame yet, whatever it holds; it is counted (`future-name`)
+   * and skipped, and never hides the files after it.
+   */
+  readonly futureToleranceMs?: number;
+  /** Clock, epoch ms. */
+  readonly now?: () => number;
 }
 
 export interface MrmsFollower {
@@ -104,6 +113,13 @@ export interface MrmsFollower {
 
 /** An MRMS CONUS file is about 1 MB compressed; 64 MiB leaves room for any MRMS product. */
 export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A file's name is its valid time, a few minutes in the past when it lands; 15 minutes ahead
+ * of the producer's clock leaves room for a clock somewhat behind and none for a name from
+ * hours later.
+ */
+export const DEFAULT_FUTURE_TOLERANCE_MS = 15 * 60_000;
 
 /** Downloads tried 3 times a pass (1 s, 2 s between), listings backed off up to 60 s. */
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseMs: 1000, maxMs: 60_000 };

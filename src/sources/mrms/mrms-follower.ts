@@ -6,21 +6,23 @@
  * timestamp (the GRIB2 valid time the renderer wrote into its metadata). So the first pass is
  * the backfill, later passes pick up each new file, and a restart converts nothing twice.
  *
- * Failures never stop it: a listing that fails is retried with exponential backoff; a
- * download that fails is retried a few times with backoff, then left for the next pass; a file
- * that is not valid GRIB2 or not reflectivity is counted and refused (that version of it,
- * across restarts when a verdict store is given); a failed upload is retried at the next
+ * Failures never stop it: a file named past the clock is counted once and skipped, taking no
+ * place among the newest (`future-names.ts`); a listing that fails is retried with backoff; a
+ * download that fails is retried a few times with backoff, then left for the next pass; a
+ * file that is not valid GRIB2 or not reflectivity is counted and refused (that version of
+ * it, across restarts when a verdict store is given); a failed upload is retried at the next
  * pass. With a leader lease, only the holder works; the others wait and take over within the
  * lease's TTL.
  */
 import { performance } from 'node:perf_hooks';
-import type { FeedFile } from '../../domain/producer-ports';
-import { FeedFileError } from '../../domain/producer-ports';
+import { FeedFileError, type FeedFile } from '../../domain/producer-ports';
 import { formatTimestamp } from '../../domain/timestamps';
 import { RenderJobError, RenderWorkerDiedError } from '../../render/render-pool';
 import { backoffMs } from '../../shared/backoff';
 import { createLeadership } from '../../shared/leadership';
+import { createWakeablePause } from '../../shared/wakeable-pause';
 import {
+  DEFAULT_FUTURE_TOLERANCE_MS,
   DEFAULT_MAX_FILE_BYTES,
   DEFAULT_RETRY,
   BAD_INPUT,
@@ -31,6 +33,7 @@ import {
   type RetryPolicy,
 } from './mrms-follower-contract';
 import { createFileBook, createMemoryFileVerdicts } from './file-verdicts';
+import { createFutureNameFilter } from './future-names';
 import { mrmsArchiveFacts } from './mrms-frame';
 
 export * from './mrms-follower-contract';
@@ -53,7 +56,7 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
   let newestMs: number | undefined;
   let started: Promise<void> | undefined;
   let loop: Promise<void> | undefined;
-  let wake: (() => void) | undefined;
+  const { pause, wake } = createWakeablePause();
   const leadership =
     lease &&
     createLeadership({
@@ -62,13 +65,22 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
       logger,
       role: 'mrms',
       onChange: (leader) => {
-        if (leader) wake?.(); // work at once
+        if (leader) wake(); // work at once
       },
     });
   /** Without a lease this follower always works. */
   const leading = () => leadership?.isLeader() ?? true;
 
   const fail = (reason: MrmsFailureReason) => events.onFailure?.(reason);
+  const future = createFutureNameFilter({
+    toleranceMs: options.futureToleranceMs ?? DEFAULT_FUTURE_TOLERANCE_MS,
+    now: options.now ?? Date.now,
+    onFuture: (file) => {
+      fail('future-name');
+      const named = new Date(file.timeMs).toISOString();
+      logger.warn({ file: file.key, named }, 'mrms file named in the future skipped');
+    },
+  });
   const noteNewest = (ms: number) => {
     if (newestMs === undefined || ms > newestMs) newestMs = ms;
   };
@@ -78,18 +90,6 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
     logger.warn({ file: file.key, reason, err: problem }, 'mrms file skipped');
     await book.refuse(file, problem);
   };
-
-  /** Waits `ms`, or less when stopped or woken (leadership taken). */
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(finish, ms);
-      function finish() {
-        clearTimeout(timer);
-        if (wake === finish) wake = undefined;
-        resolve();
-      }
-      wake = finish;
-    });
 
   const working = () => !stopped && leading();
 
@@ -223,7 +223,7 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
   const pass = async (): Promise<boolean> => {
     let files: FeedFile[];
     try {
-      files = await feed.newest(options.backfill);
+      files = await feed.newest(options.backfill + future.extra(options.backfill));
     } catch (error) {
       fail('source');
       logger.warn(
@@ -236,7 +236,7 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
     const listed = new Set(files.map((f) => f.key));
     for (const key of conversionFailures.keys())
       if (!listed.has(key)) conversionFailures.delete(key);
-    const queue = files.filter((f) => !book.settled(f));
+    const queue = future.present(files, options.backfill).filter((f) => !book.settled(f));
     const worker = async () => {
       for (let file = queue.shift(); file && working(); file = queue.shift()) {
         try {
@@ -290,7 +290,7 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
       stopped = true;
       halt();
       leadership?.stopRenewing();
-      wake?.();
+      wake();
       await loop;
       await leadership?.release();
     },

@@ -106,3 +106,37 @@ it('never serialises a registry it would refuse to read', () => {
   const badHash = { apps: good.apps, keys: [{ ...good.keys[0]!, sha256: HASH.slice(1) }] };
   expect(() => serializeKeyFile(badHash)).toThrow(KeyFileError);
 });
+
+it('refuses two keys of one hash, in either case, naming both places', () => {
+  const text = JSON.stringify({
+    apps: [],
+    keys: [
+      { id: 'demo', sha256: HASH, disabled: true },
+      { id: 'demo-copy', sha256: HASH.toUpperCase() },
+    ],
+  });
+  expect(problem(text)).toContain('keys[1].sha256: duplicate key hash (as keys[0])');
+});
+
+it('refuses two apps of one id, naming both places', () => {
+  const text = JSON.stringify({
+    apps: [{ id: 'web' }, { id: 'web', disabled: true }],
+    keys: [],
+  });
+  expect(problem(text)).toContain('apps[1].id: duplicate app id web (as apps[0])');
+});
+
+it.each([
+  ['a terminal escape', 'k\u001b[2J'],
+  ['a line break', 'k\nforged line'],
+  ['a space', 'k k'],
+  ['nothing', ''],
+])('refuses a key id holding %s, naming the field', (_what, id) => {
+  expect(problem(registry({ id }))).toContain('keys[0].id: ids use letters, digits');
+});
+
+it('refuses an app reference outside the id alphabet', () => {
+  expect(problem(registry({ apps: ['web\u0007'] }))).toContain(
+    'keys[0].apps[0]: ids use letters, digits',
+  );
+});

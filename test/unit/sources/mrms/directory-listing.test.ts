@@ -16,8 +16,8 @@ const PAGE = readFileSync(
 const BASE = 'https://mrms.ncep.noaa.gov/data/2D/ReflectivityAtLowestAltitude/';
 const DIR = BASE;
 
-it('keeps only links to files inside the directory, on its origin, without a query', () => {
-  expect(listingLinks(PAGE, BASE)).toEqual([
+it('keeps only links to files inside the directory, on its origin, without a query', async () => {
+  expect(await listingLinks(PAGE, BASE)).toEqual([
     `${DIR}MRMS_ReflectivityAtLowestAltitude.latest.grib2.gz`,
     `${DIR}MRMS_ReflectivityAtLowestAltitude_00.50_20230406-115639.grib2.gz`,
     `${DIR}MRMS_ReflectivityAtLowestAltitude_00.50_20230406-115839.grib2.gz`,
@@ -29,8 +29,8 @@ it('keeps only links to files inside the directory, on its origin, without a que
   ]);
 });
 
-it('the feed files among them are the product’s dated gzip files', () => {
-  const names = listingLinks(PAGE, BASE)
+it('the feed files among them are the product’s dated gzip files', async () => {
+  const names = (await listingLinks(PAGE, BASE))
     .map(linkFileName)
     .filter((name) => feedFile(name, name, 'ReflectivityAtLowestAltitude_00.50') !== undefined);
   expect(names.sort().reverse()).toEqual([
@@ -42,9 +42,9 @@ it('the feed files among them are the product’s dated gzip files', () => {
   ]);
 });
 
-it('resolves a page URL without the trailing slash to its directory, and decodes names', () => {
+it('resolves a page URL without the trailing slash to its directory, and decodes names', async () => {
   const html = '<a href="MRMS_X_00.50_20230406-120039.grib2.gz">x</a><a href="a%20b.gz">y</a>';
-  const links = listingLinks(html, 'http://127.0.0.1:8000/data/index.html');
+  const links = await listingLinks(html, 'http://127.0.0.1:8000/data/index.html');
   expect(links).toEqual([
     'http://127.0.0.1:8000/data/MRMS_X_00.50_20230406-120039.grib2.gz',
     'http://127.0.0.1:8000/data/a%20b.gz',

@@ -271,3 +271,21 @@ it('with a shared lease only the holder works; the other takes over when it stop
   expect(cb.skipped.sort()).toEqual(['202304061200', '202304061202']);
   expect(puts).toEqual(['202304061202', '202304061200', '202304061204']);
 });
+
+it('skips and counts once each file named past the clock; it never takes a place in the window', async () => {
+  const files = [0, 2, 4].map(fileAt);
+  // Later today, and a day ahead: neither is a frame yet.
+  const ahead = [fileAt(300), fileAt(24 * 60)];
+  const { feed, state, reads } = memoryFeed([...files, ...ahead]);
+  const { sink, puts } = memorySink();
+  const c = counting();
+  const f = follower({ feed, sink, events: c.events, pollMs: 5, now: () => T0 + 5 * 60_000 });
+  await f.start();
+  const passes = state.listings;
+  await waitFor(() => state.listings >= passes + 3, 5000, 'three more passes');
+  await f.stop();
+  expect(puts).toEqual(['202304061204', '202304061202', '202304061200']);
+  expect(c.failures).toEqual(['future-name', 'future-name']);
+  expect(reads).not.toContain(ahead[0]!.name);
+  expect(reads).not.toContain(ahead[1]!.name);
+});
