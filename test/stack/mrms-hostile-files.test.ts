@@ -100,7 +100,8 @@ async function run(title: string, bytes: Buffer, args: string[] = []) {
   const began = performance.now();
   const proc = spawnNode(MRMS_ENTRY, {
     cwd: dir,
-    env: { NODE_OPTIONS: PEAK_RSS_OPTIONS },
+    // The sample's time is 2023: a retention that keeps it, or --file refuses the frame as too old.
+    env: { NODE_OPTIONS: PEAK_RSS_OPTIONS, RADAR_RETENTION_S: String(10 * 365 * 86400) },
     args: ['--file', file, '--out', path.join(dir, 'out'), ...args],
   });
   const code = await new Promise<number | null>((resolve) => proc.child.once('exit', resolve));
