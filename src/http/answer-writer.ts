@@ -7,7 +7,8 @@
  * metrics): a body in memory as soon as it is handed to the socket, a stream when it ends or
  * is cut.
  */
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Writable } from 'node:stream';
 import type { Answer } from './core/answer';
 import { clientAddressOf } from './core/request';
 import type { CorsPolicy } from './core/cors';
@@ -29,6 +30,25 @@ export interface AnswerWriterDeps {
   readonly trustProxy: boolean;
 }
 
+/**
+ * The request as the writer reads it: what a node:http `IncomingMessage` has, and what the
+ * in-process `inject` gives.
+ */
+export interface WrittenRequest {
+  readonly method?: string | undefined;
+  readonly headers: IncomingHttpHeaders;
+  readonly socket: { readonly remoteAddress?: string | undefined; readonly destroyed: boolean };
+}
+
+/**
+ * Where the writer sends: a node:http `ServerResponse`, or the in-process response `inject`
+ * collects, so both run the same tail (head, body or none, the request record).
+ */
+export type ResponseSink = Writable & {
+  writeHead(status: number, lines: string[]): unknown;
+  readonly socket?: { readonly bytesWritten: number } | null;
+};
+
 /** An answer as the writer sends it. */
 export interface Prepared {
   readonly requestId: string;
@@ -48,8 +68,11 @@ export interface AnswerWriter {
    * it, so an in-process answer is the written one.
    */
   prepare(answer: Answer, method: string, headers: IncomingHttpHeaders): Prepared;
-  /** Writes `answer` to `res` and records the request; `started` is `performance.now()`. */
-  write(req: IncomingMessage, res: ServerResponse, answer: Answer, started: number): void;
+  /**
+   * Writes `answer` to `res` and records the request once (log line, metrics, usage) when its
+   * body is handed over or cut; `started` is `performance.now()`.
+   */
+  write(req: WrittenRequest, res: ResponseSink, answer: Answer, started: number): void;
 }
 
 /** A HEAD answer's body: none (a stream is destroyed unread, so its store read stops). */
@@ -95,8 +118,8 @@ export function createAnswerWriter(deps: AnswerWriterDeps): AnswerWriter {
   };
 
   const record = (
-    req: IncomingMessage,
-    res: ServerResponse,
+    req: WrittenRequest,
+    res: ResponseSink,
     answer: Answer,
     requestId: string,
     started: number,
