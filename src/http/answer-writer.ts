@@ -50,7 +50,7 @@ export type ResponseSink = Writable & {
 };
 
 /** An answer as the writer sends it. */
-export interface Prepared {
+interface Prepared {
   readonly requestId: string;
   /** Header lines, flat `[name, value, ...]`. */
   readonly head: string[];
@@ -58,19 +58,11 @@ export interface Prepared {
 }
 
 export interface AnswerWriter {
-  /** The request id of a request: a well-formed `X-Request-Id` from the proxy, else new. */
-  requestId(headers: IncomingHttpHeaders): string;
-  /** The response header lines of `answer` to a `method` request, flat `[name, value, ...]`. */
-  head(answer: Answer, method: string, headers: IncomingHttpHeaders, requestId: string): string[];
   /**
-   * What is sent for `answer` to a `method` request: its request id, header lines and body (none
-   * for HEAD: a stream body is destroyed unread). `write` sends exactly this, and `inject` reads
-   * it, so an in-process answer is the written one.
-   */
-  prepare(answer: Answer, method: string, headers: IncomingHttpHeaders): Prepared;
-  /**
-   * Writes `answer` to `res` and records the request once (log line, metrics, usage) when its
-   * body is handed over or cut; `started` is `performance.now()`.
+   * Writes `answer` to `res` (its request id, header lines and body: none for HEAD, a stream
+   * body destroyed unread) and records the request once (log line, metrics, usage) when its
+   * body is handed over or cut; `started` is `performance.now()`. The listener, the Koa app
+   * and `inject` all write through it, so an in-process answer is the written one.
    */
   write(req: WrittenRequest, res: ResponseSink, answer: Answer, started: number): void;
 }
@@ -151,9 +143,6 @@ export function createAnswerWriter(deps: AnswerWriterDeps): AnswerWriter {
   };
 
   return {
-    requestId: (headers) => recorder.requestId(headers['x-request-id']),
-    head,
-    prepare,
     write(req, res, answer, started) {
       const { requestId, head: lines, body } = prepare(answer, req.method ?? 'GET', req.headers);
       // A client that left before its answer was decided: nothing to send.
