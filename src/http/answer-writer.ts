@@ -7,7 +7,8 @@
  * metrics): a body in memory as soon as it is handed to the socket, a stream when it ends or
  * is cut.
  */
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Writable } from 'node:stream';
 import type { Answer } from './core/answer';
 import { clientAddressOf } from './core/request';
 import type { CorsPolicy } from './core/cors';
@@ -29,8 +30,27 @@ export interface AnswerWriterDeps {
   readonly trustProxy: boolean;
 }
 
+/**
+ * The request as the writer reads it: what a node:http `IncomingMessage` has, and what the
+ * in-process `inject` gives.
+ */
+export interface WrittenRequest {
+  readonly method?: string | undefined;
+  readonly headers: IncomingHttpHeaders;
+  readonly socket: { readonly remoteAddress?: string | undefined; readonly destroyed: boolean };
+}
+
+/**
+ * Where the writer sends: a node:http `ServerResponse`, or the in-process response `inject`
+ * collects, so both run the same tail (head, body or none, the request record).
+ */
+export type ResponseSink = Writable & {
+  writeHead(status: number, lines: string[]): unknown;
+  readonly socket?: { readonly bytesWritten: number } | null;
+};
+
 /** An answer as the writer sends it. */
-export interface Prepared {
+interface Prepared {
   readonly requestId: string;
   /** Header lines, flat `[name, value, ...]`. */
   readonly head: string[];
@@ -38,18 +58,13 @@ export interface Prepared {
 }
 
 export interface AnswerWriter {
-  /** The request id of a request: a well-formed `X-Request-Id` from the proxy, else new. */
-  requestId(headers: IncomingHttpHeaders): string;
-  /** The response header lines of `answer` to a `method` request, flat `[name, value, ...]`. */
-  head(answer: Answer, method: string, headers: IncomingHttpHeaders, requestId: string): string[];
   /**
-   * What is sent for `answer` to a `method` request: its request id, header lines and body (none
-   * for HEAD: a stream body is destroyed unread). `write` sends exactly this, and `inject` reads
-   * it, so an in-process answer is the written one.
+   * Writes `answer` to `res` (its request id, header lines and body: none for HEAD, a stream
+   * body destroyed unread) and records the request once (log line, metrics, usage) when its
+   * body is handed over or cut; `started` is `performance.now()`. The listener, the Koa app
+   * and `inject` all write through it, so an in-process answer is the written one.
    */
-  prepare(answer: Answer, method: string, headers: IncomingHttpHeaders): Prepared;
-  /** Writes `answer` to `res` and records the request; `started` is `performance.now()`. */
-  write(req: IncomingMessage, res: ServerResponse, answer: Answer, started: number): void;
+  write(req: WrittenRequest, res: ResponseSink, answer: Answer, started: number): void;
 }
 
 /** A HEAD answer's body: none (a stream is destroyed unread, so its store read stops). */
@@ -95,8 +110,8 @@ export function createAnswerWriter(deps: AnswerWriterDeps): AnswerWriter {
   };
 
   const record = (
-    req: IncomingMessage,
-    res: ServerResponse,
+    req: WrittenRequest,
+    res: ResponseSink,
     answer: Answer,
     requestId: string,
     started: number,
@@ -128,9 +143,6 @@ export function createAnswerWriter(deps: AnswerWriterDeps): AnswerWriter {
   };
 
   return {
-    requestId: (headers) => recorder.requestId(headers['x-request-id']),
-    head,
-    prepare,
     write(req, res, answer, started) {
       const { requestId, head: lines, body } = prepare(answer, req.method ?? 'GET', req.headers);
       // A client that left before its answer was decided: nothing to send.

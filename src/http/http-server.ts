@@ -2,8 +2,8 @@
  * The public listener: every request, whatever event delivers it (`request`, or
  * `checkExpectation` for an `Expect` Node does not handle), goes to the core first; the answer
  * is written by the one answer writer, at once when the core decided synchronously, when its
- * promise settles otherwise. Paths that are not the API's go to the Koa app (viewer, final
- * 404), which writes through the same writer. Every response is watched by the send timeout.
+ * promise settles otherwise. The core routes every path (unknown ones get its 404); a GET or
+ * HEAD of a page goes to the Koa app, which serves the page and writes through the same writer. Every response is watched by the send timeout.
  * Node's timeouts are set around nginx's (idle upstream sockets are closed by nginx first, so
  * they never produce 502s), and requests the parser rejects (parser errors, `CONNECT`) get the
  * error record instead of Node's bare answers.
@@ -34,7 +34,7 @@ export const SEND_TIMEOUT_MS = 30_000;
 export interface HttpServerDeps {
   readonly core: Core;
   readonly writer: AnswerWriter;
-  /** The Koa app's request listener, for paths that are not the API's. */
+  /** The Koa app's request listener, for a GET or HEAD of a page (the core routed it). */
   readonly fallback: (req: http.IncomingMessage, res: http.ServerResponse) => unknown;
   readonly trustProxy: boolean;
   /** Reads the number of requests being answered at each metrics scrape. */

@@ -1,13 +1,13 @@
 /**
  * In-process requests: a request given as plain data goes through the core and comes back as
- * the response the server would write (status, the writer's header lines, the body read
- * whole), with no socket and no server. Tests of HTTP behaviour use it, as fastify's `inject`
- * is used; the listener writes the same `Answer` through the same `AnswerWriter.prepare` (head
- * lines, HEAD without a body). The request is not recorded: no log line, metric or usage count.
+ * the response the server writes, with no socket and no server. Tests of HTTP behaviour use
+ * it, as fastify's `inject` is used: the core's answer goes through the real writer's `write`
+ * into an in-memory response, so the head lines, HEAD without a body and the request record
+ * (log line, metrics, usage) are the listener's own, not a copy of them.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { readWhole } from '../shared/read-whole';
-import type { AnswerWriter } from './answer-writer';
+import { Writable } from 'node:stream';
+import type { AnswerWriter, ResponseSink } from './answer-writer';
 import type { Answer } from './core/answer';
 import type { Core } from './core/core';
 import type { CoreRequest } from './core/request';
@@ -75,15 +75,39 @@ export function foldHeaders(raw: readonly string[]): IncomingHttpHeaders {
   return folded;
 }
 
+/** An in-memory response: the status and head lines the writer wrote, the body it sent. */
+class CollectedResponse extends Writable {
+  status = 0;
+  head: string[] = [];
+  readonly chunks: Buffer[] = [];
+  readonly socket = { bytesWritten: 0 };
+  failure: Error | undefined;
+
+  writeHead(status: number, lines: string[]): this {
+    this.status = status;
+    this.head = lines;
+    return this;
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (err?: Error) => void): void {
+    this.chunks.push(chunk);
+    this.socket.bytesWritten += chunk.length;
+    done();
+  }
+}
+
 /**
- * Answers `request` in-process; undefined when its path is not the API's (the server's other
- * routes answer it over a socket).
+ * Answers `request` in-process; undefined when it is a GET or HEAD of a page (the Koa app
+ * serves pages, over a socket). Resolves once the writer has finished (or cut) the response
+ * and recorded the request; a body stream that fails midway rejects, as the cut connection
+ * would show a client.
  */
 export async function inject(
   core: Core,
   writer: AnswerWriter,
   request: InjectRequest,
 ): Promise<InjectResponse | undefined> {
+  const started = performance.now();
   const lines = Array.isArray(request.headers)
     ? (request.headers as readonly (readonly [string, string])[])
     : Object.entries(request.headers ?? {}).flatMap(([name, value]) =>
@@ -94,6 +118,7 @@ export async function inject(
   const [major, minor] = (request.httpVersion ?? '1.1').split('.').map(Number) as [number, number];
   const signal = request.signal ?? new AbortController().signal;
   const method = request.method ?? 'GET';
+  const remoteAddress = request.remoteAddress ?? '127.0.0.1';
   const coreRequest: CoreRequest = {
     method,
     target: request.url,
@@ -101,7 +126,7 @@ export async function inject(
     rawHeaders,
     httpVersionMajor: major,
     httpVersionMinor: minor,
-    clientAddress: () => request.remoteAddress ?? '127.0.0.1',
+    clientAddress: () => remoteAddress,
     signal: () => signal,
     gone: () => signal.aborted,
   };
@@ -109,12 +134,26 @@ export async function inject(
   if (decided === undefined) return undefined;
   const synchronous = !(decided instanceof Promise);
   const answer = await decided;
-  const { head, body: sent } = writer.prepare(answer, method, headers);
-  const body = sent === undefined ? Buffer.alloc(0) : await readWhole(sent);
+  const res = new CollectedResponse();
+  res.on('error', (err) => {
+    res.failure = err;
+  });
+  const closed = new Promise<void>((resolve) => res.once('close', resolve));
+  const socket = {
+    remoteAddress,
+    get destroyed() {
+      return signal.aborted;
+    },
+  };
+  writer.write({ method, headers, socket }, res as ResponseSink, answer, started);
+  await closed;
+  if (res.failure !== undefined) throw res.failure;
+  const body = Buffer.concat(res.chunks);
   return {
-    status: answer.status,
-    headers: foldHeaders(head),
-    rawHeaders: head,
+    // An abandoned answer writes no head: its status is the record's (499).
+    status: res.status === 0 ? answer.status : res.status,
+    headers: foldHeaders(res.head),
+    rawHeaders: res.head,
     body,
     synchronous,
     answer,

@@ -1,8 +1,11 @@
 /**
- * The Koa app behind the core: it composes what is not the API (the viewer, any other extra
- * routes, the final 404) and turns whatever it answers into an `Answer` for the one answer
- * writer, so its responses carry the same common headers and records as the core's, and its
- * errors (the last resort included) the same error records.
+ * The Koa app behind the core: it serves the bodies of the pages (the viewer, the reference,
+ * `/`) once the core has routed a GET or HEAD to one of them; the core decides every path's
+ * 404, 405, `Allow` and OPTIONS from the one route table, so no request reaches Koa that the
+ * table does not name a page. It turns whatever a page answers into an `Answer` for the one
+ * answer writer, so its responses carry the same common headers and records as the core's,
+ * its conditionals go through the core's evaluator, and its errors become the same error
+ * records.
  */
 import type Router from '@koa/router';
 import Koa, { type Context } from 'koa';
@@ -21,13 +24,13 @@ export interface KoaAppDeps {
   readonly core: Core;
   readonly writer: AnswerWriter;
   readonly trustProxy: boolean;
-  /** Routes without credentials (the viewer, the API reference), mounted in order. */
-  readonly extraRoutes?: readonly Router[];
+  /** The page routers (the viewer, the API reference), mounted in order. */
+  readonly pages?: readonly Router[];
 }
 
 /** The route label of a page request, from the one table of page routes. */
 function routeOf(ctx: Context): string {
-  return matchPageRoute(ctx.method, ctx.path) ?? UNMATCHED_ROUTE;
+  return matchPageRoute(ctx.path) ?? UNMATCHED_ROUTE;
 }
 
 /**
@@ -95,7 +98,8 @@ export function createKoaApp(deps: KoaAppDeps): Koa {
     }
     deps.writer.write(ctx.req, ctx.res, answer, started);
   });
-  for (const router of deps.extraRoutes ?? []) app.use(router.routes());
+  for (const router of deps.pages ?? []) app.use(router.routes());
+  // A page of the table that no router serves (a replica wired without it): not found.
   app.use(() => {
     throw new NotFoundError();
   });

@@ -1,7 +1,7 @@
 /**
  * The map viewer, served by the API itself at `/viewer/` without credentials: the page asks
  * for a key and app id and calls the API from the browser like any other client. Mount the
- * router with `createApp({ extraRoutes })`, which mounts it outside the API guard chain.
+ * router with the Koa app (`pages`), which serves it once the core has routed a page request.
  *
  * In embedded mode the demo credentials are handed to the page through `/viewer/config.json`
  * so a fresh `npm start` shows radar with no typing. Only pass `demo` where the demo key is

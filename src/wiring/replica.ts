@@ -120,7 +120,7 @@ export async function buildReplica(
     core,
     writer,
     trustProxy: config.http.trustProxy,
-    extraRoutes: [
+    pages: [
       createViewerRoutes({
         ...overrides.viewer,
         demo: overrides.viewer?.demo ?? parts.demo,

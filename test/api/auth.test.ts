@@ -102,9 +102,18 @@ describe('path matching is exact', () => {
     `/tiles/${TS}.pmtiles/`,
     '/tiles/',
     '/tiles',
-    '/',
     '/nope',
-  ])('%s is no API route: the core leaves it to the server', async (p) => {
-    await expect(api.inject(p, { headers: auth() })).rejects.toThrow(/not an API route/);
+  ])('%s is no route: the core answers the 404 record, with or without credentials', async (p) => {
+    for (const headers of [{}, auth()]) {
+      const res = await api.inject(p, { headers });
+      expect(res.status).toBe(404);
+      expect(res.json()).toEqual({ error: { code: 404, message: 'Not Found' } });
+      expect(res.answer.route).toBe('unmatched');
+      expect(res.answer.caller).toBeUndefined();
+    }
+  });
+
+  it("a GET of a page (/) is the Koa app's to serve: the core routes it on", async () => {
+    await expect(api.inject('/', { headers: auth() })).rejects.toThrow(/a page/);
   });
 });

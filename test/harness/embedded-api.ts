@@ -84,7 +84,7 @@ export interface InjectOptions {
   readonly remoteAddress?: string;
 }
 
-/** `inject` through a replica's core: the API's answers only (other paths need the server). */
+/** `inject` through a replica's core and writer: every answer but a page's (pages need the server). */
 export async function injectInto(
   replica: Pick<Replica, 'core' | 'writer' | 'port'>,
   path: string,
@@ -99,7 +99,7 @@ export async function injectInto(
   if (!lines.some(([name]) => name.toLowerCase() === 'host'))
     lines.unshift(['Host', `127.0.0.1:${replica.port}`]);
   const res = await inject(replica.core, replica.writer, { ...options, url: path, headers: lines });
-  if (res === undefined) throw new Error(`${path} is not an API route: it needs the server`);
+  if (res === undefined) throw new Error(`${path} is a page: the Koa app serves it (a socket)`);
   return res;
 }
 

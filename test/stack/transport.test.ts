@@ -106,13 +106,15 @@ describe('answers of the Koa app leave through the same writer', () => {
     expect(res.headers['x-ratelimit-limit']).toBeUndefined();
   };
 
-  it('an unknown path: 404 with the error record, with or without credentials', async () => {
+  it('an unknown path: the 404 record of the core, the same on the socket as in-process', async () => {
     for (const headers of [{}, auth()]) {
       const res = await request(api.baseUrl, '/nowhere', { headers });
       expect(res.status).toBe(404);
       expect(res.json()).toEqual({ error: { code: 404, message: 'Not Found' } });
       expect(res.headers['content-length']).toBe(String(res.body.length));
       expectCommon(res);
+      const injected = await api.inject('/nowhere', { headers });
+      expect([injected.status, injected.body]).toEqual([res.status, res.body]);
     }
   });
 
@@ -123,8 +125,8 @@ describe('answers of the Koa app leave through the same writer', () => {
     expectCommon(res);
   });
 
-  it('not an API route in-process: inject says so instead of guessing', async () => {
-    await expect(api.inject('/nowhere')).rejects.toThrow(/not an API route/);
+  it('a page in-process: inject says so instead of guessing', async () => {
+    await expect(api.inject('/viewer')).rejects.toThrow(/a page/);
   });
 });
 

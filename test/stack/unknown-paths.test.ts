@@ -79,6 +79,20 @@ describe('every JSON body ends with a newline', () => {
     expect(() => res.json()).not.toThrow();
   });
 
+  it.each(['/viewer/', '/reference/', '/', '/viewer/app.js'])(
+    'a page over the socket: POST %s is the 405 record with Allow, OPTIONS its 204',
+    async (p) => {
+      const refused = await request(api.baseUrl, p, { method: 'POST', headers: auth() });
+      expect(refused.status).toBe(405);
+      expect(refused.headers.allow).toBe('GET, HEAD, OPTIONS');
+      expect(refused.json()).toEqual({ error: { code: 405, message: 'Method Not Allowed' } });
+      expect(refused.headers['x-content-type-options']).toBe('nosniff');
+      const options = await request(api.baseUrl, p, { method: 'OPTIONS' });
+      expect(options.status).toBe(204);
+      expect(options.headers.allow).toBe('GET, HEAD, OPTIONS');
+    },
+  );
+
   it('a 405 with its Allow header, and the admin port', async () => {
     const refused = await request(api.baseUrl, '/status.json', { method: 'POST', headers: auth() });
     expect(refused.status).toBe(405);

@@ -2,10 +2,15 @@
  * The core: one transport-free function from a request to its answer, for every API request.
  * The steps run in one order for every route:
  *
- *   protocol (400/417) ▸ CORS preflight (204, no credentials, no point) ▸ route (unknown: not
- *   the core's) ▸ method (204 for OPTIONS, 405) ▸ credentials, key and origin (401/403, no
- *   point) ▸ rate limit (one point; 429) ▸ the route: validation (400), lookup (404),
- *   conditionals (304/412), ranges (206/416), bytes.
+ *   protocol (400/417) ▸ CORS preflight (204, no credentials, no point) ▸ route (unknown:
+ *   404) ▸ method (204 for OPTIONS, 405) ▸ a page: the Koa app serves it ▸ credentials, key
+ *   and origin (401/403, no point) ▸ rate limit (one point; 429) ▸ the route: validation (400),
+ *   lookup (404), conditionals (304/412), ranges (206/416), bytes.
+ *
+ * Every public path is the core's to route: the table (`route-table.ts`) holds the pages (the
+ * viewer, the reference, `/`) beside the API, so a page path's 404, 405, `Allow` and OPTIONS
+ * are decided here like an API path's; only a GET or HEAD of a page leaves the core, for the
+ * Koa app to serve its body.
  *
  * A route the table marks as needing no credentials (the API description) goes from the
  * method step straight to its answer: no credentials, origin policy or rate-limit point.
@@ -18,7 +23,7 @@
  */
 import type { ArchiveStore, CatalogReader, RateDecision, RateLimiter } from '../../domain/ports';
 import type { StatusDocument } from '../../domain/status-document';
-import { MethodNotAllowedError, TooManyRequestsError } from '../../errors';
+import { MethodNotAllowedError, NotFoundError, TooManyRequestsError } from '../../errors';
 import type { KeyStore } from '../../domain/key-ports';
 import type { Logger } from '../../logger';
 import type { OpenApiDocument } from '../../openapi/openapi-document';
@@ -42,6 +47,7 @@ import {
   ALLOWED_METHODS,
   type CredentialedRoute,
   type CredentialedRouteKind,
+  matchPageRoute,
   matchRoute,
   needsCredentials,
   type OpenRouteKind,
@@ -75,8 +81,9 @@ export interface CoreDeps {
 
 export interface Core {
   /**
-   * The answer to `request`, or undefined when its path is none of the API's routes (the
-   * server's other routes, or the final 404, answer it).
+   * The answer to `request`, or undefined for a GET or HEAD of a page (`PAGE_ROUTES`): the Koa
+   * app serves its body. Every other request, unknown paths and page paths included, is
+   * answered here.
    */
   handle(request: CoreRequest): Answer | Promise<Answer> | undefined;
   /** The answer to an error raised outside the core (another route, the last resort). */
@@ -220,21 +227,20 @@ export function createCore(deps: CoreDeps): Core {
   const handle = (request: CoreRequest): Answer | Promise<Answer> | undefined => {
     const refused = checkProtocol(request);
     if (refused !== undefined) return errorAnswer(refused, UNMATCHED_ROUTE);
-    const match = matchRoute(pathOf(request.target));
+    const path = pathOf(request.target);
+    const match = matchRoute(path);
+    const page = match === undefined ? matchPageRoute(path) : undefined;
+    const template = match?.route.template ?? page;
     const method = request.method;
     if (deps.cors.isPreflight(method, request.headers))
-      return {
-        status: 204,
-        route: match?.route.template ?? UNMATCHED_ROUTE,
-        headers: [],
-        preflight: true,
-      };
-    if (match === undefined) return undefined;
+      return { status: 204, route: template ?? UNMATCHED_ROUTE, headers: [], preflight: true };
+    if (template === undefined) return errorAnswer(new NotFoundError(), UNMATCHED_ROUTE);
     if (method !== 'GET' && method !== 'HEAD') {
       if (method === 'OPTIONS')
-        return { status: 204, route: match.route.template, headers: ['Allow', ALLOWED_METHODS] };
-      return errorAnswer(new MethodNotAllowedError(ALLOWED_METHODS), match.route.template);
+        return { status: 204, route: template, headers: ['Allow', ALLOWED_METHODS] };
+      return errorAnswer(new MethodNotAllowedError(ALLOWED_METHODS), template);
     }
+    if (match === undefined) return undefined; // a page: the Koa app serves its body
     const route = match.route;
     if (!needsCredentials(route)) return runOpen(request, route.kind, route.template);
     const credentialed: CredentialedMatch = { route, params: match.params };

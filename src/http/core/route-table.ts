@@ -1,11 +1,13 @@
 /**
- * The one table of API routes: each route's kind (which also says whether it needs
- * credentials), its template (also its metric label) and how its path is matched. The core
- * matches requests against it; the request metrics are primed from it. A route without
- * credentials (the API description) skips the credential, origin and rate-limit steps: it
- * costs no point and reports no `X-RateLimit-*` headers, so tools can read it before they have
- * a key. Templates use path-to-regexp syntax (the router syntax of @koa/router), compiled
- * once: case-sensitive, no trailing slash, parameters one path segment each, percent-decoded.
+ * The one table of public routes: the API's and the pages' (below), so every path's 404, 405,
+ * `Allow` and OPTIONS are decided once, by the core. An API route has a kind (which also says
+ * whether it needs credentials), a template (also its metric label) and how its path is
+ * matched. The core matches requests against it; the request metrics are primed from it. A
+ * route without credentials (the API description) skips the credential, origin and rate-limit
+ * steps: it costs no point and reports no `X-RateLimit-*` headers, so tools can read it before
+ * they have a key. API templates use path-to-regexp syntax (the router syntax of @koa/router),
+ * compiled once: case-sensitive, no trailing slash, parameters one path segment each,
+ * percent-decoded.
  */
 import { pathToRegexp } from 'path-to-regexp';
 
@@ -61,10 +63,12 @@ export const ROUTES: readonly Route[] = [
 
 /**
  * The pages on the public port, beside the API: the map viewer and the API's HTML reference.
- * They need no credentials and are answered by the Koa app (`http/koa-app.ts`) behind the core;
- * their routers register these templates and the request record labels by them, so each path
- * is spelled once. Matched as @koa/router's strict routers match: case-insensitive, a trailing
- * slash significant; the first template that matches names the route (config before asset).
+ * They are routes of this table like the API's: the core decides their 404, 405, `Allow` and
+ * OPTIONS as for any route, and hands a GET or HEAD of a page to the Koa app
+ * (`http/koa-app.ts`), which serves the page's body. Its routers register these templates and
+ * the request record labels by them, so each path is spelled once. Matched as @koa/router's
+ * strict routers match: case-insensitive, a trailing slash significant; the first template
+ * that matches names the route (config before asset). Pages need no credentials.
  */
 export const PAGE_ROUTES = {
   root: '/',
@@ -76,17 +80,13 @@ export const PAGE_ROUTES = {
   reference: '/reference/',
 } as const;
 
-/** The methods the pages answer (a GET route also answers HEAD). */
-const PAGE_METHODS = new Set(['GET', 'HEAD']);
-
 const compiledPages = Object.values(PAGE_ROUTES).map((template) => ({
   template,
   regexp: pathToRegexp(template, { sensitive: false, trailing: false, end: true }).regexp,
 }));
 
-/** The page template a `method` request for `path` is routed to, or undefined. */
-export function matchPageRoute(method: string, path: string): string | undefined {
-  if (!PAGE_METHODS.has(method)) return undefined;
+/** The page template `path` (no query) names, whatever the method, or undefined. */
+export function matchPageRoute(path: string): string | undefined {
   return compiledPages.find(({ regexp }) => regexp.test(path))?.template;
 }
 
