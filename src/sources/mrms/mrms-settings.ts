@@ -30,6 +30,11 @@ export const MRMS_LIMITS = {
   workers: { min: 1, max: 2, default: 1 },
   /** Seconds a source request may wait for data before it counts as failed. */
   timeoutS: { min: 1, max: 600, default: 30 },
+  /**
+   * Seconds a frame waits for its PrecipFlag: NOAA writes both products of a cycle within
+   * seconds of each other, so a minute covers a slow flag without holding a frame long.
+   */
+  typeWaitS: { min: 0, max: 600, default: 60 },
 } as const satisfies Record<string, IntegerLimit>;
 
 /**
@@ -111,4 +116,45 @@ export function impliedProductLevel(value: string | undefined): string {
     if (last !== undefined && PRODUCT_LEVEL.test(last)) return last;
   }
   return DEFAULT_PRODUCT_LEVEL;
+}
+
+/** The flag product paired with reflectivity by default: MRMS's surface precipitation type. */
+export const DEFAULT_TYPE_PRODUCT = 'PrecipFlag_00.00';
+
+/**
+ * Where the flag product `typeProduct` lies in the same source as `productLevel`: NOAA keeps
+ * each product in its own folder (`CONUS/{product}/{YYYYMMDD}/`), so a source whose last
+ * folder is the reflectivity product's has the flag in the sibling folder of that name; any
+ * other source (a bucket prefix, listing or directory holding several products) is searched
+ * as it is, by file name.
+ */
+export function typeSource(
+  source: MrmsSource,
+  productLevel: string,
+  typeProduct: string,
+): MrmsSource {
+  const sibling = (folder: string): string | undefined => {
+    const trimmed = folder.replace(/\/+$/, '');
+    const cut = trimmed.lastIndexOf('/');
+    return trimmed.slice(cut + 1) === productLevel
+      ? `${trimmed.slice(0, cut + 1)}${typeProduct}/`
+      : undefined;
+  };
+  switch (source.kind) {
+    case 's3': {
+      const prefix = sibling(source.prefix);
+      return prefix === undefined ? source : { ...source, prefix };
+    }
+    case 'http': {
+      const url = new URL(source.url);
+      const pathname = sibling(url.pathname);
+      if (pathname === undefined) return source;
+      url.pathname = pathname;
+      return { kind: 'http', url: url.toString() };
+    }
+    case 'dir':
+      return path.basename(source.dir) === productLevel
+        ? { kind: 'dir', dir: path.join(path.dirname(source.dir), typeProduct) }
+        : source;
+  }
 }
