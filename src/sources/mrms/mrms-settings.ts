@@ -123,22 +123,30 @@ export const DEFAULT_TYPE_PRODUCT = 'PrecipFlag_00.00';
 
 /**
  * Where the flag product `typeProduct` lies in the same source as `productLevel`: NOAA keeps
- * each product in its own folder (`CONUS/{product}/{YYYYMMDD}/`), so a source whose last
- * folder is the reflectivity product's has the flag in the sibling folder of that name; any
- * other source (a bucket prefix, listing or directory holding several products) is searched
- * as it is, by file name.
+ * each product in its own folder, named with its level in the bucket
+ * (`CONUS/ReflectivityAtLowestAltitude_00.50/`) and without it in the HTTP listings
+ * (`data/2D/ReflectivityAtLowestAltitude/`), so a source whose last folder names the
+ * reflectivity product either way has the flag in the sibling folder named the same way
+ * (`CONUS/PrecipFlag_00.00/`, `data/2D/PrecipFlag/`); any other source (a bucket prefix,
+ * listing or directory holding several products) is searched as it is, by file name.
  */
 export function typeSource(
   source: MrmsSource,
   productLevel: string,
   typeProduct: string,
 ): MrmsSource {
-  const sibling = (folder: string): string | undefined => {
-    const trimmed = folder.replace(/\/+$/, '');
+  const withoutLevel = (name: string) => name.replace(/_[0-9]{2}\.[0-9]{2}$/, '');
+  const siblingName = (folder: string): string | undefined =>
+    folder === productLevel
+      ? typeProduct
+      : folder === withoutLevel(productLevel)
+        ? withoutLevel(typeProduct)
+        : undefined;
+  const sibling = (folders: string): string | undefined => {
+    const trimmed = folders.replace(/\/+$/, '');
     const cut = trimmed.lastIndexOf('/');
-    return trimmed.slice(cut + 1) === productLevel
-      ? `${trimmed.slice(0, cut + 1)}${typeProduct}/`
-      : undefined;
+    const name = siblingName(trimmed.slice(cut + 1));
+    return name === undefined ? undefined : `${trimmed.slice(0, cut + 1)}${name}/`;
   };
   switch (source.kind) {
     case 's3': {
@@ -152,9 +160,11 @@ export function typeSource(
       url.pathname = pathname;
       return { kind: 'http', url: url.toString() };
     }
-    case 'dir':
-      return path.basename(source.dir) === productLevel
-        ? { kind: 'dir', dir: path.join(path.dirname(source.dir), typeProduct) }
-        : source;
+    case 'dir': {
+      const name = siblingName(path.basename(source.dir));
+      return name === undefined
+        ? source
+        : { kind: 'dir', dir: path.join(path.dirname(source.dir), name) };
+    }
   }
 }

@@ -179,6 +179,19 @@ describe('typeSource: where the flag product lies in the same source', () => {
       dir: `/srv/CONUS/${F}`,
     });
   });
+  it('a folder named without the level, as in NOAA’s HTTP listings, has the flag likewise', () => {
+    expect(
+      typeSource(
+        { kind: 'http', url: 'https://mrms.ncep.noaa.gov/data/2D/ReflectivityAtLowestAltitude/' },
+        P,
+        F,
+      ),
+    ).toEqual({ kind: 'http', url: 'https://mrms.ncep.noaa.gov/data/2D/PrecipFlag/' });
+    expect(typeSource({ kind: 'dir', dir: '/srv/2D/ReflectivityAtLowestAltitude' }, P, F)).toEqual({
+      kind: 'dir',
+      dir: '/srv/2D/PrecipFlag',
+    });
+  });
   it('any other source is searched as it is', () => {
     const s3 = { kind: 's3', endpoint: 'e', region: 'r', bucket: 'b', prefix: '' } as const;
     expect(typeSource(s3, P, F)).toBe(s3);
