@@ -164,6 +164,15 @@ export interface MrmsSettings {
   readonly workers: number;
   /** `MRMS_TIMEOUT_S`: the longest a source request may wait for data. */
   readonly timeoutS: number;
+  /** The flag product paired with each frame for its precipitation type; absent: untyped. */
+  readonly types?: {
+    /** `MRMS_TYPE_PRODUCT` (default `PrecipFlag_00.00`; `none` leaves frames untyped). */
+    readonly productLevel: string;
+    /** Where its files lie: the reflectivity's source, its sibling product folder if any. */
+    readonly source: MrmsSource;
+    /** `MRMS_TYPE_WAIT_S`: the longest a frame waits for its flag before going out untyped. */
+    readonly waitS: number;
+  };
 }
 
 /** Validated, frozen service configuration. */

@@ -12,11 +12,13 @@ import { type IntegerLimit, limitProblem } from './shared/integer-limit';
 import { SIM_LIMITS } from './sim/limits';
 import { PRODUCT_LEVEL } from './sources/mrms/mrms-file-name';
 import {
+  DEFAULT_TYPE_PRODUCT,
   defaultPollS,
   impliedProductLevel,
   MRMS_LIMITS,
   NOAA_MRMS_ENDPOINT,
   parseMrmsSource,
+  typeSource,
 } from './sources/mrms/mrms-settings';
 
 export type * from './config-types';
@@ -91,6 +93,8 @@ const schema = z.object({
   MRMS_MAX_ZOOM: limited(MRMS_LIMITS.maxZoom).default(MRMS_LIMITS.maxZoom.default),
   MRMS_WORKERS: limited(MRMS_LIMITS.workers).default(MRMS_LIMITS.workers.default),
   MRMS_TIMEOUT_S: limited(MRMS_LIMITS.timeoutS).default(MRMS_LIMITS.timeoutS.default),
+  MRMS_TYPE_PRODUCT: optionalText,
+  MRMS_TYPE_WAIT_S: limited(MRMS_LIMITS.typeWaitS).default(MRMS_LIMITS.typeWaitS.default),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -158,6 +162,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
       `MRMS_PRODUCT: "${productLevel}" is not an MRMS product and level such as ReflectivityAtLowestAltitude_00.50`,
     );
   }
+  const typeProduct = e.MRMS_TYPE_PRODUCT ?? DEFAULT_TYPE_PRODUCT;
+  if (typeProduct !== 'none' && !PRODUCT_LEVEL.test(typeProduct))
+    problems.push(
+      `MRMS_TYPE_PRODUCT: "${typeProduct}" is not an MRMS product and level such as PrecipFlag_00.00, nor none`,
+    );
   const mrmsSource = parseMrmsSource(e.MRMS_SOURCE, {
     productLevel,
     endpoint: e.MRMS_S3_ENDPOINT.replace(/\/$/, ''),
@@ -250,6 +259,14 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
       maxZoom: e.MRMS_MAX_ZOOM,
       workers: e.MRMS_WORKERS,
       timeoutS: e.MRMS_TIMEOUT_S,
+      types:
+        typeProduct === 'none'
+          ? undefined
+          : {
+              productLevel: typeProduct,
+              source: typeSource(mrmsSource.source, productLevel, typeProduct),
+              waitS: e.MRMS_TYPE_WAIT_S,
+            },
     },
     logLevel: e.LOG_LEVEL,
   } satisfies Config);

@@ -9,6 +9,7 @@ import {
   type MrmsFollower,
   type MrmsFollowerEvents,
 } from '../sources/mrms/mrms-follower';
+import { UNTYPED_REASONS } from '../sources/mrms/flag-pairing';
 import { liveGauge, zeroed } from './registry';
 
 /** Registers the follower's counters on `registry`; returns the events that feed them. */
@@ -38,7 +39,17 @@ export function createMrmsMetrics(registry: Registry): MrmsFollowerEvents {
     }),
     MRMS_FAILURE_REASONS,
   );
+  const untyped = zeroed(
+    new Counter({
+      name: 'radar_mrms_untyped_frames_total',
+      help: 'MRMS frames published without precipitation type, by reason: no-flag (no PrecipFlag file of the cycle within MRMS_TYPE_WAIT_S), bad-flag (the flag could not type the frame: unreadable, not PrecipFlag, another grid or cycle).',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    UNTYPED_REASONS,
+  );
   return {
+    onUntyped: (reason) => untyped.inc({ reason }),
     onConverted: (frame) => {
       converted.inc();
       seconds.observe(frame.seconds);

@@ -14,7 +14,7 @@ import { createRedisFileVerdicts } from '../adapters/redis/file-verdict-hash';
 import { MRMS_LEADER_KEY, MRMS_VERDICTS_KEY } from '../adapters/redis/keys';
 import { createBucketFileFeed } from '../sources/mrms/bucket-file-feed';
 import { createS3Client } from '../adapters/s3/client';
-import type { ArchivesBackend, Config, MrmsSettings } from '../config';
+import type { ArchivesBackend, Config, MrmsSettings, MrmsSource } from '../config';
 import type { LeaderLease } from '../domain/ports';
 import type { FileFeed, FileVerdictStore, FrameSink } from '../domain/producer-ports';
 import { createLogger, type Logger } from '../logger';
@@ -22,7 +22,12 @@ import { createMrmsMetrics, mrmsGauges } from '../observability/mrms-metrics';
 import { createRegistry } from '../observability/registry';
 import { movable } from '../render/movable-view';
 import { processInstanceName } from '../shared/process-name';
-import { createMrmsFollower, type MrmsFollower } from '../sources/mrms/mrms-follower';
+import { createFlagPairing } from '../sources/mrms/flag-pairing';
+import {
+  createMrmsFollower,
+  DEFAULT_MAX_FILE_BYTES,
+  type MrmsFollower,
+} from '../sources/mrms/mrms-follower';
 import { createMrmsPool, type MrmsFrameInput } from '../sources/mrms/mrms-frame';
 import { startAdminServedProcess } from './admin-served-process';
 import { closer, type Component } from './component';
@@ -30,10 +35,13 @@ import { openUploadArchives } from './open-archives';
 import type { MrmsOverrides } from './overrides';
 import { connectRedis, LEADER_LEASE_TTL_MS, redisLeaderLease } from './redis';
 
-/** The feed of `mrms.source`; its connections close last. */
-export function openFileFeed(mrms: MrmsSettings): { feed: FileFeed; connections: Component } {
-  const { source, productLevel } = mrms;
-  const timeoutMs = mrms.timeoutS * 1000;
+/** The feed of `productLevel` files at `source`; its connections close last. */
+export function openFileFeed(
+  source: MrmsSource,
+  productLevel: string,
+  timeoutS: number,
+): { feed: FileFeed; connections: Component } {
+  const timeoutMs = timeoutS * 1000;
   switch (source.kind) {
     case 's3': {
       // NOAA's bucket is public: anonymous requests, no credentials to configure or leak.
@@ -94,8 +102,9 @@ export function mrmsFollowerComponent(
     readonly verdicts?: FileVerdictStore;
   } = {},
 ): { readonly follower: MrmsFollower; readonly component: Component } {
-  const opened = openFileFeed(mrms);
-  const { connections } = opened;
+  const opened = openFileFeed(mrms.source, mrms.productLevel, mrms.timeoutS);
+  const { types } = mrms;
+  const flags = types && openFileFeed(types.source, types.productLevel, mrms.timeoutS);
   const feed = options.watchFeed?.(opened.feed) ?? opened.feed;
   const pool = createMrmsPool({ size: mrms.workers, maxZoom: mrms.maxZoom });
   const follower = createMrmsFollower({
@@ -103,8 +112,23 @@ export function mrmsFollowerComponent(
     sink,
     convert: (input: MrmsFrameInput) => {
       const { view, transfer } = movable(input.bytes);
-      return pool.render({ name: input.name, bytes: view }, transfer);
+      const flag = input.flag && movable(input.flag.bytes);
+      const flagInput = input.flag && flag && { name: input.flag.name, bytes: flag.view };
+      return pool.render({ ...input, bytes: view, flag: flagInput }, [
+        ...transfer,
+        ...(flag?.transfer ?? []),
+      ]);
     },
+    pairing:
+      types &&
+      flags &&
+      createFlagPairing({
+        feed: flags.feed,
+        product: types.productLevel,
+        waitMs: types.waitS * 1000,
+        maxFileBytes: DEFAULT_MAX_FILE_BYTES,
+        logger,
+      }),
     concurrency: pool.size,
     logger,
     backfill: mrms.backfill,
@@ -122,7 +146,12 @@ export function mrmsFollowerComponent(
       name: 'mrms',
       start: async () => {
         logger.info(
-          { feed: feed.describe, product: mrms.productLevel, backfill: mrms.backfill },
+          {
+            feed: feed.describe,
+            product: mrms.productLevel,
+            backfill: mrms.backfill,
+            types: types && flags ? { feed: flags.feed.describe, waitS: types.waitS } : null,
+          },
           'mrms follower starting',
         );
         await follower.start();
@@ -131,7 +160,8 @@ export function mrmsFollowerComponent(
         (stopping ??= (async () => {
           await follower.stop();
           await pool.close();
-          await connections.stop();
+          await opened.connections.stop();
+          await flags?.connections.stop();
         })()),
     },
   };

@@ -25,7 +25,9 @@ export function spawnNode(
 ): SpawnedProcess {
   const child = spawn(process.execPath, [entry, ...(options.args ?? [])], {
     cwd: options.cwd,
-    env: { PATH: process.env.PATH ?? '', ...options.env },
+    // A follower in a test publishes a frame without a PrecipFlag file at once (no wait), as
+    // the feeds of most tests hold none; the typed follow-mode tests set their own wait.
+    env: { PATH: process.env.PATH ?? '', MRMS_TYPE_WAIT_S: '0', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -47,7 +47,7 @@ async function convert(flag: { name: string; bytes: Buffer }, out: string) {
       '--max-zoom',
       '3',
     ],
-    // The sample's time is 2023: a retention that keeps it, or --file refuses the frame as too old.
+    // The sample is from 2023: a retention that keeps it (the command refuses older frames).
     { timeout: 120_000, env: { ...process.env, RADAR_RETENTION_S: String(10 * 365 * 86400) } },
   );
   const archive = await readFile(path.join(outDir, `${SAMPLE_TIMESTAMP}.pmtiles`));

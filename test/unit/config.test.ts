@@ -166,8 +166,43 @@ describe('the MRMS follower (config.mrms) and RADAR_SOURCE', () => {
       maxZoom: 7,
       workers: 1,
       timeoutS: 30,
+      // The flag of each frame: NOAA's PrecipFlag folder beside the reflectivity's.
+      types: {
+        productLevel: 'PrecipFlag_00.00',
+        source: {
+          kind: 's3',
+          endpoint: 'https://s3.amazonaws.com',
+          region: 'us-east-1',
+          bucket: 'noaa-mrms-pds',
+          prefix: 'CONUS/PrecipFlag_00.00/',
+        },
+        waitS: 60,
+      },
     });
     expect(Object.isFrozen(config.mrms.source)).toBe(true);
+  });
+
+  it('reads the flag product and its wait, or none for untyped frames', () => {
+    const dir = loadConfig(
+      { MRMS_SOURCE: 'CONUS/ReflectivityAtLowestAltitude_00.50', MRMS_TYPE_WAIT_S: '0' },
+      '/srv',
+    ).mrms;
+    expect(dir.types).toEqual({
+      productLevel: 'PrecipFlag_00.00',
+      source: { kind: 'dir', dir: '/srv/CONUS/PrecipFlag_00.00' },
+      waitS: 0,
+    });
+    const other = loadConfig({ MRMS_SOURCE: '/srv/feed', MRMS_TYPE_PRODUCT: 'Flag_01.00' }).mrms;
+    expect(other.types).toEqual({
+      productLevel: 'Flag_01.00',
+      source: { kind: 'dir', dir: '/srv/feed' },
+      waitS: 60,
+    });
+    expect(loadConfig({ MRMS_TYPE_PRODUCT: 'none' }).mrms.types).toBeUndefined();
+    expect(() => loadConfig({ MRMS_TYPE_PRODUCT: 'PrecipFlag' })).toThrow(/MRMS_TYPE_PRODUCT/);
+    expect(() => loadConfig({ MRMS_TYPE_WAIT_S: '601' })).toThrow(/MRMS_TYPE_WAIT_S/);
+    expect(() => loadConfig({ MRMS_TYPE_WAIT_S: '-1' })).toThrow(/MRMS_TYPE_WAIT_S/);
+    expect(() => loadConfig({ MRMS_TYPE_WAIT_S: 'soon' })).toThrow(/MRMS_TYPE_WAIT_S/);
   });
 
   it('reads s3://, http(s):// and directory sources, and the product a prefix names', () => {

@@ -11,6 +11,7 @@ import type {
   FrameSink,
 } from '../../domain/producer-ports';
 import type { Logger } from '../../logger';
+import type { FlagPairing, UntypedReason } from './flag-pairing';
 import type { MrmsFrameInput } from './mrms-frame';
 
 /** Why a step failed, as counted by the metrics (`radar_mrms_failures_total{reason}`). */
@@ -49,6 +50,8 @@ export interface MrmsFollowerEvents {
   /** A file's frame was already published (by an earlier run or another producer). */
   onSkipped?(timestamp: string): void;
   onFailure?(reason: MrmsFailureReason): void;
+  /** A frame was published without precipitation type (besides `onConverted`). */
+  onUntyped?(reason: UntypedReason): void;
 }
 
 /** Retry timing of failed listings and downloads. */
@@ -96,6 +99,11 @@ export interface MrmsFollowerOptions {
   readonly futureToleranceMs?: number;
   /** Clock, epoch ms. */
   readonly now?: () => number;
+  /**
+   * Pairs each frame with its PrecipFlag file (follow mode's typing); absent: frames are
+   * converted untyped at once.
+   */
+  readonly pairing?: FlagPairing;
 }
 
 export interface MrmsFollower {

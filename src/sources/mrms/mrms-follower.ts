@@ -13,12 +13,19 @@
  * it, across restarts when a verdict store is given); a failed upload is retried at the next
  * pass. With a leader lease, only the holder works; the others wait and take over within the
  * lease's TTL.
+ *
+ * With a flag pairing (`flag-pairing.ts`) each frame is converted with the PrecipFlag file of
+ * its cycle; a frame whose flag has not come yet is deferred to later passes (never holding
+ * the others up) until the flag comes or the wait runs out, then published untyped, counted
+ * (`onUntyped`). Once published a frame is settled: a flag arriving later changes nothing.
  */
 import { performance } from 'node:perf_hooks';
-import { FeedFileError, type FeedFile } from '../../domain/producer-ports';
+import type { FeedFile } from '../../domain/producer-ports';
 import { formatTimestamp } from '../../domain/timestamps';
 import { RenderJobError, RenderWorkerDiedError } from '../../render/render-pool';
 import { backoffMs } from '../../shared/backoff';
+import { createFeedDownload } from './feed-download';
+import { NO_PAIRING, untypedReason, type FlagDecision } from './flag-pairing';
 import { createLeadership } from '../../shared/leadership';
 import { createWakeablePause } from '../../shared/wakeable-pause';
 import {
@@ -26,7 +33,6 @@ import {
   DEFAULT_MAX_FILE_BYTES,
   DEFAULT_RETRY,
   BAD_INPUT,
-  FEED_REFUSAL,
   type MrmsFailureReason,
   type MrmsFollower,
   type MrmsFollowerOptions,
@@ -37,6 +43,8 @@ import { createFutureNameFilter } from './future-names';
 import { mrmsArchiveFacts } from './mrms-frame';
 
 export * from './mrms-follower-contract';
+
+type Ready = Extract<FlagDecision, { wait: false }>;
 
 export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
   const { feed, sink, convert, logger, lease, events = {} } = options;
@@ -93,31 +101,17 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
 
   const working = () => !stopped && leading();
 
-  const download = async (file: FeedFile): Promise<Buffer | undefined> => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await Promise.race([feed.read(file, maxFileBytes), halted]);
-      } catch (error) {
-        if (error instanceof FeedFileError) {
-          await skip(file, FEED_REFUSAL[error.reason], error.message);
-          return undefined;
-        }
-        fail('source');
-        if (attempt >= retry.attempts || !working()) {
-          logger.warn(
-            { file: file.key, err: (error as Error).message, attempts: attempt },
-            'mrms download failed; retrying at the next pass',
-          );
-          return undefined;
-        }
-        await pause(backoffMs(attempt, retry.baseMs, retry.maxMs));
-        if (!working()) return undefined;
-      }
-    }
-  };
+  const download = createFeedDownload({
+    ...{ feed, retry, maxFileBytes, logger, halted, pause, working, skip, fail },
+  });
+  const pairing = options.pairing ?? NO_PAIRING;
 
   /** Converts `file`'s bytes; `undefined` when the file was refused or the failure logged. */
-  const conversion = async (file: FeedFile, bytes: Buffer): Promise<Buffer | undefined> => {
+  const conversion = async (
+    file: FeedFile,
+    bytes: Buffer,
+    { flag, untyped }: Ready,
+  ): Promise<Buffer | undefined> => {
     const refusal = await book.begin(file);
     if (refusal) {
       if (refusal.fresh) {
@@ -130,7 +124,7 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
       return undefined;
     }
     try {
-      return await convert({ name: file.name, bytes });
+      return await convert({ name: file.name, bytes, flag, untypedReason: untyped?.problem });
     } catch (error) {
       const reason = error instanceof RenderJobError ? BAD_INPUT[error.jobErrorName] : undefined;
       if (reason !== undefined) {
@@ -161,10 +155,12 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
       logger.debug({ file: file.name, timestamp: named }, 'mrms frame already published');
       return;
     }
+    const ready = await pairing.decide(file);
+    if (ready.wait) return; // its flag is awaited: offered again next pass, deadline kept
     const bytes = await download(file);
     if (bytes === undefined || !working()) return;
     const began = performance.now();
-    const archive = await conversion(file, bytes);
+    const archive = await conversion(file, bytes, ready);
     if (archive === undefined) return;
     const seconds = (performance.now() - began) / 1000;
     let facts: ReturnType<typeof mrmsArchiveFacts>;
@@ -202,21 +198,18 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
     await book.published(file);
     conversionFailures.delete(file.key);
     noteNewest(facts.validTimeMs);
-    events.onConverted?.({
-      timestamp: facts.timestamp,
-      seconds,
-      bytes: archive.length,
-      validTimeMs: facts.validTimeMs,
-    });
-    logger.info(
-      {
-        file: file.name,
-        timestamp: facts.timestamp,
-        bytes: archive.length,
-        ms: Math.round(seconds * 1000),
-      },
-      'mrms frame published',
-    );
+    const { timestamp, validTimeMs } = facts;
+    events.onConverted?.({ timestamp, seconds, bytes: archive.length, validTimeMs });
+    const untyped = untypedReason(ready, facts);
+    if (untyped) events.onUntyped?.(untyped);
+    const ms = Math.round(seconds * 1000);
+    const published = { file: file.name, timestamp, bytes: archive.length, ms };
+    if (untyped === undefined) logger.info(published, 'mrms frame published');
+    else
+      logger.warn(
+        { ...published, reason: untyped, flag: facts.flag?.file, err: facts.flag?.problem },
+        'mrms frame published untyped',
+      );
   };
 
   /** One pass; false when the feed could not be listed (the caller backs off). */
@@ -237,6 +230,8 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
     for (const key of conversionFailures.keys())
       if (!listed.has(key)) conversionFailures.delete(key);
     const queue = future.present(files, options.backfill).filter((f) => !book.settled(f));
+    pairing.retain(new Set(queue.map((f) => f.key)));
+    if (queue.length > 0) await pairing.refresh(options.backfill + 2);
     const worker = async () => {
       for (let file = queue.shift(); file && working(); file = queue.shift()) {
         try {

@@ -36,6 +36,8 @@ export interface MrmsFrameInput {
    * rendered untyped and its metadata's `precipFlag.problem` says why.
    */
   readonly flag?: { readonly name: string; readonly bytes: Uint8Array };
+  /** Why no flag was given, recorded in the metadata (follow mode: the wait ran out). */
+  readonly untypedReason?: string;
 }
 
 /**
@@ -74,7 +76,8 @@ export function convertMrmsFile(
   const maxZoom = options.maxZoom ?? 7;
   const fields = readGrib2(input.bytes, input.name, mrmsReadOptions(maxZoom));
   const grid = mrmsReflectivityGrid(fields, input.name);
-  const { types, note } = pairFlag(grid, input.flag, untypedReason, maxZoom);
+  const reason = untypedReason ?? input.untypedReason;
+  const { types, note } = pairFlag(grid, input.flag, reason, maxZoom);
   return renderFrame(
     grid,
     {
@@ -180,7 +183,7 @@ export function createMrmsPool(options: MrmsPoolOptions): RenderPool<MrmsFrameIn
   });
 }
 
-/** Worker side of {@link createMrmsPool}: inputs are `{ name, bytes }`. */
+/** Worker side of {@link createMrmsPool}: inputs are `{ name, bytes, flag?, untypedReason? }`. */
 export function createWorkerJob(options: unknown): WorkerJob {
   const frame = options as MrmsFrameOptions;
   return (input) => convertMrmsFile(input as MrmsFrameInput, frame);

@@ -30,6 +30,11 @@ export const MRMS_LIMITS = {
   workers: { min: 1, max: 2, default: 1 },
   /** Seconds a source request may wait for data before it counts as failed. */
   timeoutS: { min: 1, max: 600, default: 30 },
+  /**
+   * Seconds a frame waits for its PrecipFlag: NOAA writes both products of a cycle within
+   * seconds of each other, so a minute covers a slow flag without holding a frame long.
+   */
+  typeWaitS: { min: 0, max: 600, default: 60 },
 } as const satisfies Record<string, IntegerLimit>;
 
 /**
@@ -111,4 +116,55 @@ export function impliedProductLevel(value: string | undefined): string {
     if (last !== undefined && PRODUCT_LEVEL.test(last)) return last;
   }
   return DEFAULT_PRODUCT_LEVEL;
+}
+
+/** The flag product paired with reflectivity by default: MRMS's surface precipitation type. */
+export const DEFAULT_TYPE_PRODUCT = 'PrecipFlag_00.00';
+
+/**
+ * Where the flag product `typeProduct` lies in the same source as `productLevel`: NOAA keeps
+ * each product in its own folder, named with its level in the bucket
+ * (`CONUS/ReflectivityAtLowestAltitude_00.50/`) and without it in the HTTP listings
+ * (`data/2D/ReflectivityAtLowestAltitude/`), so a source whose last folder names the
+ * reflectivity product either way has the flag in the sibling folder named the same way
+ * (`CONUS/PrecipFlag_00.00/`, `data/2D/PrecipFlag/`); any other source (a bucket prefix,
+ * listing or directory holding several products) is searched as it is, by file name.
+ */
+export function typeSource(
+  source: MrmsSource,
+  productLevel: string,
+  typeProduct: string,
+): MrmsSource {
+  const withoutLevel = (name: string) => name.replace(/_[0-9]{2}\.[0-9]{2}$/, '');
+  const siblingName = (folder: string): string | undefined =>
+    folder === productLevel
+      ? typeProduct
+      : folder === withoutLevel(productLevel)
+        ? withoutLevel(typeProduct)
+        : undefined;
+  const sibling = (folders: string): string | undefined => {
+    const trimmed = folders.replace(/\/+$/, '');
+    const cut = trimmed.lastIndexOf('/');
+    const name = siblingName(trimmed.slice(cut + 1));
+    return name === undefined ? undefined : `${trimmed.slice(0, cut + 1)}${name}/`;
+  };
+  switch (source.kind) {
+    case 's3': {
+      const prefix = sibling(source.prefix);
+      return prefix === undefined ? source : { ...source, prefix };
+    }
+    case 'http': {
+      const url = new URL(source.url);
+      const pathname = sibling(url.pathname);
+      if (pathname === undefined) return source;
+      url.pathname = pathname;
+      return { kind: 'http', url: url.toString() };
+    }
+    case 'dir': {
+      const name = siblingName(path.basename(source.dir));
+      return name === undefined
+        ? source
+        : { kind: 'dir', dir: path.join(path.dirname(source.dir), name) };
+    }
+  }
 }
