@@ -87,14 +87,7 @@ export function createTileWriter(options: TileWriterOptions = {}): TileWriter {
     },
 
     fromGrid(grid, columns, rows, tx, ty, keepEmpty = false) {
-      const i0 = tx * TILE_SIZE - columns.first;
-      const j0 = ty * TILE_SIZE - rows.first;
-      const cols = span(columns, i0);
-      const rws = span(rows, j0);
-      const mayHoldEcho =
-        cols !== undefined &&
-        rws !== undefined &&
-        boxMayHoldEcho(grid, cols[0], cols[1], rws[0], rws[1]);
+      const { i0, j0, cols, mayHoldEcho } = gridWindow(grid, columns, rows, tx, ty);
       if (!mayHoldEcho && !keepEmpty) return undefined;
       const { width: cells, classes } = grid;
       const { lo, hi } = columns;
@@ -186,14 +179,7 @@ function createTypedTileWriter(
     },
 
     fromGrid(grid, columns, rows, tx, ty, keepEmpty = false) {
-      const i0 = tx * TILE_SIZE - columns.first;
-      const j0 = ty * TILE_SIZE - rows.first;
-      const cols = span(columns, i0);
-      const rws = span(rows, j0);
-      const mayHoldEcho =
-        cols !== undefined &&
-        rws !== undefined &&
-        boxMayHoldEcho(grid, cols[0], cols[1], rws[0], rws[1]);
+      const { i0, j0, cols, mayHoldEcho } = gridWindow(grid, columns, rows, tx, ty);
       if (!mayHoldEcho && !keepEmpty) return undefined;
       const { width: cells, classes } = grid;
       const { lo, hi } = columns;
@@ -225,6 +211,39 @@ function createTypedTileWriter(
       return highest === 0 && !keepEmpty ? undefined : pack(highest);
     },
   };
+}
+
+/** Where a tile reads the class grid: see {@link gridWindow}. */
+interface GridWindow {
+  /** The tile's first column and row in the footprints. */
+  readonly i0: number;
+  readonly j0: number;
+  /** The grid columns the tile's pixels read, or undefined when none. */
+  readonly cols: [number, number] | undefined;
+  /** False only when the box of cells the tile reads surely holds no echo. */
+  readonly mayHoldEcho: boolean;
+}
+
+/**
+ * Where tile (`tx`, `ty`) reads `grid` through the zoom's footprints; both writers start from
+ * it, so a tile without echo is skipped before any pixel is read.
+ */
+function gridWindow(
+  grid: ClassGrid,
+  columns: AxisFootprints,
+  rows: AxisFootprints,
+  tx: number,
+  ty: number,
+): GridWindow {
+  const i0 = tx * TILE_SIZE - columns.first;
+  const j0 = ty * TILE_SIZE - rows.first;
+  const cols = span(columns, i0);
+  const rws = span(rows, j0);
+  const mayHoldEcho =
+    cols !== undefined &&
+    rws !== undefined &&
+    boxMayHoldEcho(grid, cols[0], cols[1], rws[0], rws[1]);
+  return { i0, j0, cols, mayHoldEcho };
 }
 
 /** The grid index range the tile's 256 pixels from `start` read, or undefined when none. */

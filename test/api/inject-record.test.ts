@@ -3,29 +3,21 @@
  * recorded once, in the request log line, the request metrics and the per-key usage, with the
  * status, route and body bytes it was answered with (HEAD: no body, 0 bytes).
  */
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import type { UsageReport } from '../../src/domain/usage-report';
 import { buildArchive } from '../fixtures/archives';
 import { auth, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
 import { sample, scrape } from '../harness/fault-stack';
 import { request } from '../harness/http-client';
+import { loggedLines } from '../harness/log-lines';
 import { waitFor } from '../harness/wait';
 
 const TS = '202611221400';
 const archive = buildArchive(TS, 2);
-const lines: Array<Record<string, unknown>> = [];
+const { lines, logger } = loggedLines();
 let api: EmbeddedApi;
 
 beforeAll(async () => {
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean))
-        lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  api = await startEmbeddedApi({ usageFlushMs: 100, logger: pino({ level: 'info' }, sink) });
+  api = await startEmbeddedApi({ usageFlushMs: 100, logger });
   await api.publish(TS, archive);
   await api.waitForListed(TS);
 });

@@ -7,13 +7,12 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { writeKeyFile } from '../../src/adapters/fs/key-file';
 import { createFileKeyStore } from '../../src/adapters/fs/key-store';
 import { serializeKeyFile } from '../../src/keys/key-file-format';
 import { createSilentLogger } from '../../src/logger';
 import { auth, registryData, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
+import { loggedLines } from '../harness/log-lines';
 import { waitFor } from '../harness/wait';
 
 const ALLOWED = 'https://maps.acme.org';
@@ -28,19 +27,12 @@ function restricted() {
   };
 }
 
-const lines: Array<Record<string, unknown>> = [];
+const { lines, logger } = loggedLines();
 let api: EmbeddedApi;
 
 beforeAll(async () => {
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean))
-        lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
   api = await startEmbeddedApi({
-    logger: pino({ level: 'info' }, sink),
+    logger,
     prepare: (root) => writeKeyFile(path.join(root, 'keys.json'), restricted()),
   });
 });

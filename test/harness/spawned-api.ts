@@ -7,7 +7,9 @@ import path from 'node:path';
 
 export const API_ENTRY = path.resolve(__dirname, '../../dist/bin/api.js');
 
-export { freePort } from '../../tools/stack/free-port';
+import { freePort } from '../../tools/stack/free-port';
+
+export { freePort };
 
 export interface SpawnedProcess {
   readonly child: ChildProcess;
@@ -58,4 +60,47 @@ export function spawnNode(
       return exited;
     },
   };
+}
+
+/** The built API started as a newcomer's `npm start`, with the demo credentials it printed. */
+export interface StartedApi {
+  readonly proc: SpawnedProcess;
+  /** `http://127.0.0.1:<PORT>`, the public API. */
+  readonly base: string;
+  /** `http://127.0.0.1:<ADMIN_PORT>`, health and metrics. */
+  readonly admin: string;
+  /** The demo API key and app id the start-up banner printed. */
+  readonly key: string;
+  readonly app: string;
+  /** `key` and `app` as the request headers a client sends. */
+  readonly headers: Record<string, string>;
+}
+
+/**
+ * Starts `dist/bin/api.js` in `cwd` on two free loopback ports (PORT, ADMIN_PORT, HOST) with
+ * `env` on top, and resolves once the banner has printed the demo key and app id. The caller
+ * stops `proc`; if the banner never comes, the process is stopped here and the error (with its
+ * output) thrown.
+ */
+export async function startApi(cwd: string, env: Record<string, string>): Promise<StartedApi> {
+  const [port, adminPort] = [await freePort(), await freePort()];
+  const proc = spawnNode(API_ENTRY, {
+    cwd,
+    env: { PORT: String(port), ADMIN_PORT: String(adminPort), HOST: '127.0.0.1', ...env },
+  });
+  try {
+    const [, key] = await proc.waitFor(/API key: (\S+)/);
+    const [, app] = await proc.waitFor(/App id:\s+(\S+)/);
+    return {
+      proc,
+      base: `http://127.0.0.1:${port}`,
+      admin: `http://127.0.0.1:${adminPort}`,
+      key: key!,
+      app: app!,
+      headers: { Authorization: `Bearer ${key}`, 'X-App': `Bearer ${app}` },
+    };
+  } catch (error) {
+    await proc.stop('SIGKILL');
+    throw error;
+  }
 }

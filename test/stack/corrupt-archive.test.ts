@@ -6,27 +6,19 @@
  * on). Tiles under intact leaves are served until then. One embedded replica with its
  * in-process ingest, over a real socket.
  */
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { parseTimestamp } from '../../src/domain/timestamps';
 import { leafArchive, withCorruptFirstLeaf } from '../fixtures/corrupt-archives';
 import { auth, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
 import { request } from '../harness/http-client';
+import { loggedLines } from '../harness/log-lines';
 import { waitFor } from '../harness/wait';
 
 const TS = '202611221400';
-const lines: Array<Record<string, unknown>> = [];
+const { lines, logger } = loggedLines();
 let api: EmbeddedApi;
 
 beforeAll(async () => {
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean))
-        lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  api = await startEmbeddedApi({ logger: pino({ level: 'info' }, sink) });
+  api = await startEmbeddedApi({ logger });
   expect(parseTimestamp(TS)).toBeDefined();
   await api.publish(TS, withCorruptFirstLeaf(leafArchive(TS)));
   await api.waitForListed(TS);

@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { request } from '../harness/http-client';
-import { API_ENTRY, freePort, spawnNode, type SpawnedProcess } from '../harness/spawned-api';
+import { API_ENTRY, spawnNode, startApi } from '../harness/spawned-api';
 
 jest.setTimeout(90_000);
 
@@ -17,35 +17,14 @@ beforeAll(async () => {
 });
 afterAll(() => fs.rm(cwd, { recursive: true, force: true }));
 
-async function start(): Promise<{
-  proc: SpawnedProcess;
-  port: number;
-  adminPort: number;
-  key: string;
-  app: string;
-}> {
-  const [port, adminPort] = [await freePort(), await freePort()];
-  const proc = spawnNode(API_ENTRY, {
-    cwd,
-    // A small simulated pyramid keeps the test quick; everything else is the default.
-    env: {
-      PORT: String(port),
-      ADMIN_PORT: String(adminPort),
-      HOST: '127.0.0.1',
-      RADAR_SIM_BACKFILL: '3',
-      RADAR_SIM_MAX_ZOOM: '4',
-    },
-  });
-  const [, key] = await proc.waitFor(/API key: (\S+)/);
-  const [, app] = await proc.waitFor(/App id:\s+(\S+)/);
-  return { proc, port, adminPort, key: key!, app: app! };
-}
+/** `npm start` in `cwd` with a small simulated pyramid (quick); everything else the default. */
+const start = () => startApi(cwd, { RADAR_SIM_BACKFILL: '3', RADAR_SIM_MAX_ZOOM: '4' });
 
 it('serves live simulated radar with the printed credentials, then drains and exits 0', async () => {
   const first = await start();
-  const base = `http://127.0.0.1:${first.port}`;
+  const { base, admin } = first;
   expect(first.proc.stderr()).toContain(`curl -s -H 'Authorization: Bearer ${first.key}'`);
-  const headers = { Authorization: `Bearer ${first.key}`, 'X-App': `Bearer ${first.app}` };
+  const { headers } = first;
 
   // The newest frame is published by the in-process simulator within seconds of start.
   let status = await request(base, '/status.json', { headers });
@@ -65,8 +44,8 @@ it('serves live simulated radar with the printed credentials, then drains and ex
   expect(range.status).toBe(206);
   expect(range.body.subarray(0, 7).toString()).toBe('PMTiles');
 
-  expect((await request(`http://127.0.0.1:${first.adminPort}`, '/readyz')).status).toBe(200);
-  expect((await request(`http://127.0.0.1:${first.adminPort}`, '/healthz')).status).toBe(200);
+  expect((await request(admin, '/readyz')).status).toBe(200);
+  expect((await request(admin, '/healthz')).status).toBe(200);
 
   expect(await first.proc.stop('SIGTERM')).toBe(0);
   // Keys are stored hashed; the plain key is only in the demo credentials file.

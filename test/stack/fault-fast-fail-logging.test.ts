@@ -6,13 +6,12 @@
  * kind, then at most one per 10 s with a count). Real Redis, a real replica on a socket, a
  * store endpoint that refuses connections.
  */
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { TIMESTAMPS_KEY } from '../../src/adapters/redis/keys';
 import { freePort } from '../../tools/stack/free-port';
 import { buildReplica, type Replica } from '../../src/wiring/replica';
 import { buildArchive } from '../fixtures/archives';
 import { request } from '../harness/http-client';
+import { loggedLines } from '../harness/log-lines';
 import { startProductionStack, stackAuth, type ProductionStack } from '../harness/production-stack';
 import { waitFor } from '../harness/wait';
 import { recentTimestamp } from '../harness/timestamps';
@@ -24,7 +23,7 @@ const FLOOD = 600;
 const archive = buildArchive(TS, 5);
 let stack: ProductionStack;
 let replica: Replica;
-const lines: Array<Record<string, unknown>> = [];
+const { lines, logger } = loggedLines();
 
 beforeAll(async () => {
   stack = await startProductionStack({ replicas: 0 });
@@ -34,19 +33,12 @@ beforeAll(async () => {
     15_000,
     'published',
   );
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n'))
-        if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
   // The replica reads the catalog from the live Redis but its store endpoint refuses
   // connections: every byte read fails as when the store is down.
   const deadStore = `http://127.0.0.1:${await freePort()}`;
   replica = await buildReplica(
     stack.config({ S3_ENDPOINT: deadStore, LOG_LEVEL: 'info', RADAR_CACHE_MB: '0' }),
-    { logger: pino({ level: 'info' }, sink) },
+    { logger },
   );
   await waitFor(
     async () =>

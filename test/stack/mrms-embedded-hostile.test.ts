@@ -17,7 +17,7 @@ import { mrmsSample, REFLECTIVITY_SAMPLE } from '../fixtures/mrms-sample';
 import { request } from '../harness/http-client';
 import { seriesValue } from '../harness/mrms-producer';
 import { PEAK_RSS_OPTIONS, peakRssMib } from '../harness/peak-rss';
-import { API_ENTRY, freePort, spawnNode } from '../harness/spawned-api';
+import { startApi } from '../harness/spawned-api';
 import { waitFor } from '../harness/wait';
 
 jest.setTimeout(180_000);
@@ -45,27 +45,15 @@ beforeAll(async () => {
 afterAll(() => fs.rm(cwd, { recursive: true, force: true }));
 
 it('keeps serving, publishes the sample and counts the hostile entries', async () => {
-  const [port, adminPort] = [await freePort(), await freePort()];
-  const proc = spawnNode(API_ENTRY, {
-    cwd,
-    env: {
-      PORT: String(port),
-      ADMIN_PORT: String(adminPort),
-      HOST: '127.0.0.1',
-      RADAR_SOURCE: 'mrms',
-      MRMS_SOURCE: 'mrms',
-      MRMS_TIMEOUT_S: '5',
-      RADAR_RETENTION_S: String(10 * 365 * 86400),
-      NODE_OPTIONS: PEAK_RSS_OPTIONS,
-    },
+  const { proc, base, admin, headers } = await startApi(cwd, {
+    RADAR_SOURCE: 'mrms',
+    MRMS_SOURCE: 'mrms',
+    MRMS_TIMEOUT_S: '5',
+    RADAR_RETENTION_S: String(10 * 365 * 86400),
+    NODE_OPTIONS: PEAK_RSS_OPTIONS,
   });
-  const base = `http://127.0.0.1:${port}`;
-  const admin = `http://127.0.0.1:${adminPort}`;
   let code: number | null = null;
   try {
-    const [, key] = await proc.waitFor(/API key: (\S+)/);
-    const [, app] = await proc.waitFor(/App id:\s+(\S+)/);
-    const headers = { Authorization: `Bearer ${key}`, 'X-App': `Bearer ${app}` };
     const metric = async (series: string) =>
       seriesValue((await request(admin, '/metrics')).body.toString(), series);
     await waitFor(

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { request } from '../harness/http-client';
 import { seriesValue } from '../harness/mrms-producer';
-import { API_ENTRY, freePort, spawnNode } from '../harness/spawned-api';
+import { startApi } from '../harness/spawned-api';
 import { waitFor } from '../harness/wait';
 import { SAMPLE_TIMESTAMP } from '../fixtures/mrms-frames';
 import { mrmsSample, REFLECTIVITY_SAMPLE } from '../fixtures/mrms-sample';
@@ -26,23 +26,12 @@ beforeAll(async () => {
 afterAll(() => fs.rm(cwd, { recursive: true, force: true }));
 
 it('publishes and serves MRMS frames instead of simulated ones', async () => {
-  const [port, adminPort] = [await freePort(), await freePort()];
-  const proc = spawnNode(API_ENTRY, {
-    cwd,
-    env: {
-      PORT: String(port),
-      ADMIN_PORT: String(adminPort),
-      HOST: '127.0.0.1',
-      RADAR_SOURCE: 'mrms',
-      MRMS_SOURCE: 'mrms', // relative to the working directory, like ./data
-      RADAR_RETENTION_S: String(10 * 365 * 86400), // the sample is from 2023
-    },
+  const { proc, base, admin, headers } = await startApi(cwd, {
+    RADAR_SOURCE: 'mrms',
+    MRMS_SOURCE: 'mrms', // relative to the working directory, like ./data
+    RADAR_RETENTION_S: String(10 * 365 * 86400), // the sample is from 2023
   });
   try {
-    const [, key] = await proc.waitFor(/API key: (\S+)/);
-    const [, app] = await proc.waitFor(/App id:\s+(\S+)/);
-    const headers = { Authorization: `Bearer ${key}`, 'X-App': `Bearer ${app}` };
-    const base = `http://127.0.0.1:${port}`;
     await waitFor(
       async () => (await request(base, '/status.json', { headers })).status === 200,
       60_000,
@@ -65,11 +54,11 @@ it('publishes and serves MRMS frames instead of simulated ones', async () => {
     });
     expect(range.status).toBe(206);
     // The source answered: ready, and the banner named it.
-    expect((await request(`http://127.0.0.1:${adminPort}`, '/readyz')).status).toBe(200);
+    expect((await request(admin, '/readyz')).status).toBe(200);
     expect(proc.stderr()).toContain(
       `Radar:   live NOAA MRMS radar (RADAR_SOURCE=mrms) from ${path.join(cwd, 'mrms')}`,
     );
-    const metrics = (await request(`http://127.0.0.1:${adminPort}`, '/metrics')).body.toString();
+    const metrics = (await request(admin, '/metrics')).body.toString();
     expect(seriesValue(metrics, 'radar_mrms_frames_converted_total')).toBe(1);
     expect(seriesValue(metrics, 'radar_mrms_leader')).toBe(1);
     expect(metrics).toContain('radar_http_requests_total');

@@ -19,7 +19,7 @@ import { SAMPLE_TIMESTAMP } from '../fixtures/mrms-frames';
 import { mrmsSample, REFLECTIVITY_SAMPLE } from '../fixtures/mrms-sample';
 import { request } from '../harness/http-client';
 import { MRMS_ENTRY } from '../harness/mrms-producer';
-import { API_ENTRY, freePort, spawnNode } from '../harness/spawned-api';
+import { freePort, startApi } from '../harness/spawned-api';
 import { recentTimestamp } from '../harness/timestamps';
 import { waitFor } from '../harness/wait';
 
@@ -36,20 +36,12 @@ it('says on the terminal that the MRMS source does not answer, and serves no fra
   const leftOver = recentTimestamp(1);
   await fs.mkdir(path.join(cwd, 'data'));
   await fs.writeFile(path.join(cwd, 'data', `${leftOver}.pmtiles`), buildArchive(leftOver));
-  const [port, adminPort, deadPort] = [await freePort(), await freePort(), await freePort()];
-  const proc = spawnNode(API_ENTRY, {
-    cwd,
-    env: {
-      PORT: String(port),
-      ADMIN_PORT: String(adminPort),
-      HOST: '127.0.0.1',
-      RADAR_SOURCE: 'mrms',
-      MRMS_SOURCE: `http://127.0.0.1:${deadPort}/data/2D/ReflectivityAtLowestAltitude/`,
-    },
+  const deadPort = await freePort();
+  const { proc, base, admin, headers } = await startApi(cwd, {
+    RADAR_SOURCE: 'mrms',
+    MRMS_SOURCE: `http://127.0.0.1:${deadPort}/data/2D/ReflectivityAtLowestAltitude/`,
   });
   try {
-    const [, key] = await proc.waitFor(/API key: (\S+)/);
-    const [, app] = await proc.waitFor(/App id:\s+(\S+)/);
     await proc.waitFor(/No MRMS radar yet/, 20_000);
     const terminal = proc.stderr();
     expect(terminal).toContain('Radar:   live NOAA MRMS radar (RADAR_SOURCE=mrms)');
@@ -61,14 +53,11 @@ it('says on the terminal that the MRMS source does not answer, and serves no fra
     expect(terminal).toContain('set MRMS_SOURCE');
     expect(terminal).toContain('run the simulator instead');
 
-    const admin = `http://127.0.0.1:${adminPort}`;
     const ready = await request(admin, '/readyz');
     expect(ready.status).toBe(503);
     expect(ready.json()).toEqual({ status: 'not ready', reason: 'radar source not answered yet' });
     expect((await request(admin, '/healthz')).status).toBe(200);
 
-    const headers = { Authorization: `Bearer ${key}`, 'X-App': `Bearer ${app}` };
-    const base = `http://127.0.0.1:${port}`;
     await waitFor(
       async () => (await request(base, '/status.json', { headers })).status === 200,
       30_000,

@@ -5,8 +5,6 @@
  * with two keys of one hash, two apps of one id, or an id outside the documented alphabet; a replica
  * does not start on it, and the admin store never writes one.
  */
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
 import { serializeRegistry } from '../../src/adapters/redis/key-registry';
 import { createRedisKeyStore } from '../../src/adapters/redis/key-store';
@@ -15,6 +13,7 @@ import type { KeyRegistryData } from '../../src/domain/key-records';
 import * as commands from '../../src/keys/key-commands';
 import type { KeyStore } from '../../src/domain/key-ports';
 import { createSilentLogger, type Logger } from '../../src/logger';
+import { loggedLines } from '../harness/log-lines';
 import { useRedis } from '../harness/redis-fixture';
 import { waitFor } from '../harness/wait';
 
@@ -65,15 +64,8 @@ async function restricted(store: KeyStore): Promise<boolean> {
 
 it('a registry edited into something invalid keeps the last good keys; one error names the field', async () => {
   await createRedisKeyAdminStore(redis.admin()).update(seed);
-  const lines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean))
-        lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  const store = await replica(pino({ level: 'info' }, sink));
+  const { lines, logger } = loggedLines();
+  const store = await replica(logger);
   expect(await restricted(store)).toBe(true);
   const good = seed({ apps: [], keys: [] });
   const goodText = serializeRegistry(good);

@@ -32,7 +32,13 @@ import { request } from '../harness/http-client';
 import { startRedis, type RedisServer } from '../harness/redis-server';
 import { waitFor } from '../harness/wait';
 import { startS3, type S3TestServer } from '../harness/s3-server';
-import { API_ENTRY, freePort, spawnNode, type SpawnedProcess } from '../harness/spawned-api';
+import {
+  API_ENTRY,
+  freePort,
+  spawnNode,
+  startApi,
+  type SpawnedProcess,
+} from '../harness/spawned-api';
 import { recentTimestamp } from '../harness/timestamps';
 import { backendEnv } from '../../tools/stack/backend-env';
 
@@ -165,24 +171,15 @@ describe('embedded npm start at LOG_LEVEL=debug', () => {
   afterAll(() => fs.rm(cwd, { recursive: true, force: true }));
 
   it('no key in any log line or on stderr apart from the start-up banner', async () => {
-    const [port, adminPort] = [await freePort(), await freePort()];
-    const proc = spawnNode(API_ENTRY, {
-      cwd,
-      env: {
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        ADMIN_PORT: String(adminPort),
-        RADAR_SIM_BACKFILL: '2',
-        RADAR_SIM_MAX_ZOOM: '3',
-        LOG_LEVEL: 'debug',
-      },
+    const started = await startApi(cwd, {
+      RADAR_SIM_BACKFILL: '2',
+      RADAR_SIM_MAX_ZOOM: '3',
+      LOG_LEVEL: 'debug',
     });
+    const { proc, base } = started;
     let stopped = false;
     try {
-      const [, demoKey] = await proc.waitFor(/API key: (\S+)/);
-      const [, demoApp] = await proc.waitFor(/App id:\s+(\S+)/);
-      const demo = { key: demoKey!, app: demoApp! };
-      const base = `http://127.0.0.1:${port}`;
+      const demo = { key: started.key, app: started.app };
       const file = path.join(cwd, 'keys.json');
       const cli = (...args: string[]) =>
         execFileSync(process.execPath, [KEYS_ENTRY, ...args, '--file', file], { encoding: 'utf8' });

@@ -3,32 +3,19 @@
  * hour no report reads: the usage clock trusts the local clock only within a bound of Redis
  * `TIME` (on a real Redis), logs the skew once, and trusts the local clock again once it agrees.
  */
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { hourOf } from '../../src/domain/usage';
 import { createTrustedClock } from '../../src/serving/trusted-clock';
 import { createUsageMeter } from '../../src/serving/usage-meter';
 import { MAX_USAGE_CLOCK_SKEW_MS } from '../../src/wiring/usage';
 import { useRedis } from '../harness/redis-fixture';
+import { loggedLines } from '../harness/log-lines';
 
 const redis = useRedis({ flushAfterEach: true });
 const HOUR_MS = 3_600_000;
 
-function logged() {
-  const lines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean))
-        lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, logger: pino({ level: 'info' }, sink) };
-}
-
 it('a clock hours ahead counts usage in the hour Redis is in, and says so once', async () => {
   let aheadMs = 5 * HOUR_MS;
-  const { lines, logger } = logged();
+  const { lines, logger } = loggedLines();
   const client = redis.admin();
   const clock = createTrustedClock({
     storeTime: async () => {

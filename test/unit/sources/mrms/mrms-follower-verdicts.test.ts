@@ -9,10 +9,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createFileVerdicts } from '../../../../src/adapters/fs/file-verdict-file';
-import type { FeedFile, FileFeed, FrameSink } from '../../../../src/domain/producer-ports';
+import type { FeedFile, FileFeed } from '../../../../src/domain/producer-ports';
 import { FeedFileError } from '../../../../src/domain/producer-ports';
 import { createSilentLogger } from '../../../../src/logger';
-import { renderFrame } from '../../../../src/render/render-frame';
 import { RenderJobError } from '../../../../src/render/render-pool';
 import {
   createMrmsFollower,
@@ -20,6 +19,7 @@ import {
   type MrmsFollowerOptions,
 } from '../../../../src/sources/mrms/mrms-follower';
 import type { MrmsFrameInput } from '../../../../src/sources/mrms/mrms-frame';
+import { memorySink, tinyFrameArchive } from '../../../fixtures/follower-frames';
 import { waitFor } from '../../../harness/wait';
 
 const T0 = Date.UTC(2023, 3, 6, 12, 0, 39);
@@ -52,37 +52,13 @@ function feedOf(files: Map<string, { file: FeedFile; content: Content }>) {
   return { feed, reads };
 }
 
-function memorySink() {
-  const archives = new Map<string, Buffer>();
-  const sink: FrameSink = {
-    has: async (ts) => archives.has(ts),
-    put: async (ts, bytes) => void archives.set(ts, bytes),
-  };
-  return { sink, archives };
-}
-
 async function convert(input: MrmsFrameInput): Promise<Buffer> {
   const { content, validTimeMs } = JSON.parse(Buffer.from(input.bytes).toString()) as {
     content: Content;
     validTimeMs: number;
   };
   if (content === 'corrupt') throw new RenderJobError(`${input.name}: cut short`, 'Grib2Error');
-  return renderFrame(
-    {
-      width: 2,
-      height: 2,
-      west: -100,
-      north: 40,
-      dLon: 0.01,
-      dLat: 0.01,
-      values: Float32Array.from([30, -99, -999, 45]),
-      noCoverage: -999,
-      noEcho: -99,
-      product: 'MRMS test',
-      validTimeMs,
-    },
-    { maxZoom: 1 },
-  );
+  return tinyFrameArchive(validTimeMs, 1);
 }
 
 function start(options: Partial<MrmsFollowerOptions> & Pick<MrmsFollowerOptions, 'feed' | 'sink'>) {

@@ -5,10 +5,9 @@
  * counted and skipped for good, a failing source retried, one leader at a time.
  */
 import type { LeaderLease } from '../../../../src/domain/ports';
-import type { FeedFile, FileFeed, FrameSink } from '../../../../src/domain/producer-ports';
+import type { FeedFile, FileFeed } from '../../../../src/domain/producer-ports';
 import { FeedFileError } from '../../../../src/domain/producer-ports';
 import { createSilentLogger } from '../../../../src/logger';
-import { renderFrame } from '../../../../src/render/render-frame';
 import { RenderJobError } from '../../../../src/render/render-pool';
 import {
   createMrmsFollower,
@@ -16,6 +15,7 @@ import {
   type MrmsFollowerOptions,
 } from '../../../../src/sources/mrms/mrms-follower';
 import type { MrmsFrameInput } from '../../../../src/sources/mrms/mrms-frame';
+import { memorySink, tinyFrameArchive } from '../../../fixtures/follower-frames';
 import { waitFor } from '../../../harness/wait';
 
 const PRODUCT = 'ReflectivityAtLowestAltitude_00.50';
@@ -57,41 +57,13 @@ function memoryFeed(files: FeedFile[]) {
   return { feed, reads, state };
 }
 
-function memorySink() {
-  const archives = new Map<string, Buffer>();
-  const puts: string[] = [];
-  const sink: FrameSink = {
-    has: async (ts) => archives.has(ts),
-    async put(ts, bytes) {
-      puts.push(ts);
-      if (!archives.has(ts)) archives.set(ts, bytes);
-    },
-  };
-  return { sink, archives, puts };
-}
-
 /** Stands in for the render pool: a real (tiny) archive of the file's valid time. */
 async function convert(input: MrmsFrameInput): Promise<Buffer> {
   const text = Buffer.from(input.bytes).toString();
   if (text === 'corrupt') throw new RenderJobError(`${input.name}: bad`, 'Grib2Error');
   if (text === 'precip') throw new RenderJobError(`${input.name}: not`, 'MrmsProductError');
   const { validTimeMs } = JSON.parse(text) as { validTimeMs: number };
-  return renderFrame(
-    {
-      width: 2,
-      height: 2,
-      west: -100,
-      north: 40,
-      dLon: 0.01,
-      dLat: 0.01,
-      values: Float32Array.from([30, -99, -999, 45]),
-      noCoverage: -999,
-      noEcho: -99,
-      product: 'MRMS test',
-      validTimeMs,
-    },
-    { maxZoom: 2 },
-  );
+  return tinyFrameArchive(validTimeMs, 2);
 }
 
 function counting() {
