@@ -4,9 +4,11 @@
  * worker, one API replica and the MRMS producer, each a built process with its production
  * defaults (producer polling every `MRMS_POLL_S` = 2 s, ingest listing every 5 s; s3rver has no
  * bucket notifications). New MRMS files are uploaded to the source bucket one at a time at
- * random intervals, independent of when earlier ones became visible; a sample is the time from
- * an upload's completion to the first `/status.json` of the replica that lists its frame
- * (polled every 20 ms).
+ * random intervals, independent of when earlier ones became visible, each just after the
+ * PrecipFlag file of its cycle in the product folder beside it (the producer waits for a frame's
+ * flag, up to `MRMS_TYPE_WAIT_S`, before it publishes); a sample is the time from the
+ * reflectivity upload's completion to the first `/status.json` of the replica that lists its
+ * frame (polled every 20 ms).
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -15,7 +17,12 @@ import { createS3Client } from '../../src/adapters/s3/client';
 import { loadConfig } from '../../src/config';
 import { formatTimestamp } from '../../src/domain/timestamps';
 import { parseMrmsFileName } from '../../src/sources/mrms/mrms-file-name';
-import { noaaKey, sampleFrameAt } from '../../test/fixtures/mrms-frames';
+import {
+  FLAG_PRODUCT_LEVEL,
+  noaaKey,
+  sampleFlagAt,
+  sampleFrameAt,
+} from '../../test/fixtures/mrms-frames';
 import { freePort } from '../stack/free-port';
 import { percentile } from './nearest-rank';
 import { httpGet, startNode, waitUntil, type BenchProcess } from './processes';
@@ -26,6 +33,7 @@ import { createUniformSequence } from '../../src/sim/noise';
 
 const SOURCE_BUCKET = 'noaa-mrms-pds';
 const PREFIX = 'CONUS/ReflectivityAtLowestAltitude_00.50/';
+const FLAG_PREFIX = `CONUS/${FLAG_PRODUCT_LEVEL}/`;
 
 export interface MrmsPublishVisible {
   readonly uploads: number;
@@ -48,9 +56,10 @@ export async function measureMrmsPublishVisible(
   const stops: Array<() => Promise<void>> = [];
   const random = createUniformSequence(11);
   const defaults = loadConfig({});
-  // Valid times in the past hour, 2 minutes apart, as NOAA's feed has them; the first one is
-  // there before the producer starts (its backfill), the others arrive during the measurement.
-  const base = Math.floor(Date.now() / 60_000) * 60_000 - 50 * 60_000 + 39_000;
+  // Valid times in the past hour, 39 s into even-minute cycles 2 minutes apart, as NOAA's feed
+  // has them; the first one is there before the producer starts (its backfill), the others
+  // arrive during the measurement.
+  const base = Math.floor(Date.now() / 120_000) * 120_000 - 50 * 60_000 + 39_000;
   const frames = Array.from({ length: uploads + 1 }, (_, i) => sampleFrameAt(base + i * 120_000));
   try {
     const redis = await startRedisWithKeys();
@@ -62,8 +71,13 @@ export async function measureMrmsPublishVisible(
     const client = createS3Client({ ...s3, region: 'us-east-1' }, { timeoutMs: 10_000 });
     stops.push(async () => client.close());
     await client.minio.makeBucket(SOURCE_BUCKET, 'us-east-1');
-    const upload = (frame: { name: string; bytes: Buffer }) =>
-      client.minio.putObject(SOURCE_BUCKET, noaaKey(PREFIX, frame.name), frame.bytes);
+    // The flag of the frame's 2-minute cycle first, then the frame.
+    const upload = async (frame: { name: string; bytes: Buffer }) => {
+      const cycleMs = Math.floor(parseMrmsFileName(frame.name)!.timeMs / 120_000) * 120_000;
+      const flag = sampleFlagAt(cycleMs);
+      await client.minio.putObject(SOURCE_BUCKET, noaaKey(FLAG_PREFIX, flag.name), flag.bytes);
+      await client.minio.putObject(SOURCE_BUCKET, noaaKey(PREFIX, frame.name), frame.bytes);
+    };
     await upload(frames[0]!);
 
     const ingest = await startIngest(redis.url, s3, logDir);

@@ -2,7 +2,8 @@
  * The `mrms` scenario: converting the real NOAA sample against GDAL in the same run
  * (`mrms-conversion.ts`) and MRMS publish-to-visible in production mode (`mrms-publish.ts`),
  * with its targets: CPU and wall at most half of GDAL's, peak RSS at most 600 MB, p95 of
- * publish-to-visible at most 10 s.
+ * publish-to-visible at most 10 s; the typed conversion (with the frame's PrecipFlag) at most
+ * a quarter of GDAL's untyped CPU and wall, its archive at most 25 % larger than the untyped.
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -43,7 +44,9 @@ export async function runMrmsScenario(options: {
   log(
     `mrms: ours ${conversion.ours.wallS} s wall, ${conversion.ours.cpuS} CPU-s, ${conversion.ours.peakRssMiB} MiB; ` +
       `GDAL ${conversion.gdal.wallS} s, ${conversion.gdal.cpuS} CPU-s, ${conversion.gdal.peakRssMiB} MiB; ` +
-      `ratios CPU ${conversion.cpuRatio}, wall ${conversion.wallRatio}`,
+      `ratios CPU ${conversion.cpuRatio}, wall ${conversion.wallRatio}; ` +
+      `typed ${conversion.typed.wallS} s wall, ${conversion.typed.cpuS} CPU-s, ratios CPU ${conversion.typedCpuRatio}, ` +
+      `wall ${conversion.typedWallRatio}, size ${conversion.typedSizeRatio}`,
   );
   const publishVisible = await measureMrmsPublishVisible(
     path.join(options.runDir, 'mrms-publish'),
@@ -91,6 +94,30 @@ export function mrmsTargets(m: MrmsBenchResult): TargetResult[] {
       value: rssMb,
       limit: 600,
       met: rssMb <= 600,
+    },
+    {
+      name: 'MRMS typed conversion CPU vs GDAL untyped',
+      requirement: 'ours typed / GDAL untyped CPU seconds <= 0.25',
+      measured: `${c.typed.cpuS} vs ${c.gdal.cpuS} CPU-s (median of ${c.runs})`,
+      value: c.typedCpuRatio,
+      limit: 0.25,
+      met: c.typedCpuRatio <= 0.25,
+    },
+    {
+      name: 'MRMS typed conversion wall time vs GDAL untyped',
+      requirement: 'ours typed / GDAL untyped wall seconds <= 0.25',
+      measured: `${c.typed.wallS} vs ${c.gdal.wallS} s (median of ${c.runs})`,
+      value: c.typedWallRatio,
+      limit: 0.25,
+      met: c.typedWallRatio <= 0.25,
+    },
+    {
+      name: 'MRMS typed archive size',
+      requirement: 'typed / untyped archive bytes of the sample <= 1.25',
+      measured: `${c.typed.bytes} vs ${c.ours.bytes} bytes`,
+      value: c.typedSizeRatio,
+      limit: 1.25,
+      met: c.typedSizeRatio <= 1.25,
     },
     {
       name: 'MRMS publish-to-visible',

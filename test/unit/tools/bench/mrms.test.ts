@@ -38,7 +38,13 @@ it('writes the palette as steps: every MRMS value gets its palette colour, marke
   expect(relief(file, -999)).toEqual([0, 0, 0, 0]);
 });
 
-function result(cpu: [number, number], wall: [number, number], rssMiB: number, p95Ms: number) {
+function result(
+  cpu: [number, number],
+  wall: [number, number],
+  rssMiB: number,
+  p95Ms: number,
+  typedBytes = 120,
+) {
   const cost = (wallS: number, cpuS: number, peakRssMiB: number) => ({ wallS, cpuS, peakRssMiB });
   return {
     measuredAt: '2026-01-01T00:00:00Z',
@@ -48,7 +54,8 @@ function result(cpu: [number, number], wall: [number, number], rssMiB: number, p
     conversion: {
       file: 'f',
       runs: 3,
-      ours: { ...cost(wall[0], cpu[0], rssMiB), tiles: 225, bytes: 1 },
+      ours: { ...cost(wall[0], cpu[0], rssMiB), tiles: 225, bytes: 100 },
+      typed: { ...cost(wall[0], cpu[0], rssMiB), tiles: 225, bytes: typedBytes },
       gdal: {
         ...cost(wall[1], cpu[1], 800),
         tiles: 1000,
@@ -58,6 +65,9 @@ function result(cpu: [number, number], wall: [number, number], rssMiB: number, p
       gdalVersion: 'GDAL 3.6.2',
       cpuRatio: cpu[0] / cpu[1],
       wallRatio: wall[0] / wall[1],
+      typedCpuRatio: cpu[0] / cpu[1],
+      typedWallRatio: wall[0] / wall[1],
+      typedSizeRatio: typedBytes / 100,
     },
     publishVisible: {
       uploads: 10,
@@ -73,14 +83,31 @@ function result(cpu: [number, number], wall: [number, number], rssMiB: number, p
 }
 
 it('judges CPU and wall against half of GDAL, RSS against 600 MB, publish-to-visible against 10 s', () => {
-  const met = mrmsTargets(result([1.2, 7.5], [1.5, 5.2], 400, 8000));
+  const met = mrmsTargets(result([1.2, 7.5], [1.2, 5.2], 400, 8000));
   expect(met.map((t) => [t.name, t.met])).toEqual([
     ['MRMS conversion CPU vs GDAL', true],
     ['MRMS conversion wall time vs GDAL', true],
     ['MRMS conversion peak RSS', true],
+    ['MRMS typed conversion CPU vs GDAL untyped', true],
+    ['MRMS typed conversion wall time vs GDAL untyped', true],
+    ['MRMS typed archive size', true],
     ['MRMS publish-to-visible', true],
   ]);
-  const missed = mrmsTargets(result([4, 7.5], [3, 5.2], 600, 10_500));
-  expect(missed.map((t) => t.met)).toEqual([false, false, false, false]); // 600 MiB > 600 MB
+  const missed = mrmsTargets(result([4, 7.5], [3, 5.2], 600, 10_500, 126));
+  expect(missed.map((t) => t.met)).toEqual([false, false, false, false, false, false, false]); // 600 MiB > 600 MB
   expect(missed[2]!.value).toBeCloseTo(629.1, 1);
+});
+
+it('judges the typed conversion against a quarter of GDAL untyped and its archive against 1.25x', () => {
+  // Half of GDAL meets the untyped targets but not the typed quarter; 125 % is at the limit.
+  const half = mrmsTargets(result([3, 6], [2, 4], 400, 8000, 125));
+  expect(half.map((t) => [t.name, t.met])).toEqual([
+    ['MRMS conversion CPU vs GDAL', true],
+    ['MRMS conversion wall time vs GDAL', true],
+    ['MRMS conversion peak RSS', true],
+    ['MRMS typed conversion CPU vs GDAL untyped', false],
+    ['MRMS typed conversion wall time vs GDAL untyped', false],
+    ['MRMS typed archive size', true],
+    ['MRMS publish-to-visible', true],
+  ]);
 });
