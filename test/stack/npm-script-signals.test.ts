@@ -103,6 +103,8 @@ it.each<Stop>(['SIGTERM to npm', 'Ctrl-C'])(
       MRMS_SOURCE: feed,
       RADAR_DATA_DIR: path.join(dir, 'data'),
       ADMIN_PORT: String(adminPort),
+      // No PrecipFlag in this feed: publish untyped at once rather than after the 60 s wait.
+      MRMS_TYPE_WAIT_S: '0',
     });
     running.push(script);
     await script.waitFor(/mrms frame published/);
