@@ -47,7 +47,7 @@ function violation(what: string, res: RawHttpResponse | undefined, request: Buff
 const hasRateHeaders = (res: RawHttpResponse) =>
   res.headerLines.some(([n]) => n.startsWith('x-ratelimit-'));
 
-it('every method on every kind of path: 405 before auth on the API, 204 for OPTIONS, 404 elsewhere', async () => {
+it('every method on every kind of path: 405 before auth on a route, 204 for OPTIONS, 404 elsewhere', async () => {
   const paths = [
     '/status.json',
     tile,
@@ -59,6 +59,9 @@ it('every method on every kind of path: 405 before auth on the API, 204 for OPTI
     '/tiles/',
   ];
   const apiRoute = (p: string) => p === '/status.json' || /^\/tiles\/[^/]+\.pmtiles$/.test(p);
+  // `/` is a page route (it leads a browser to the viewer): methods are decided as on any
+  // route, and a GET that does not ask for HTML is the 404 record.
+  const pageRoute = (p: string) => p === '/';
   const caseArb = fc.record({
     method: fc.constantFrom(...http.METHODS),
     path: fc.constantFrom(...paths),
@@ -91,7 +94,14 @@ it('every method on every kind of path: 405 before auth on the API, 204 for OPTI
         violation('CONNECT is 405 with Allow', res, bytes);
       return;
     }
-    if (!apiRoute(path)) {
+    if (pageRoute(path)) {
+      const expected =
+        method === 'GET' || method === 'HEAD' ? 404 : method === 'OPTIONS' ? 204 : 405;
+      if (res.status !== expected)
+        violation(`${method} on the page route / is ${expected}`, res, bytes);
+      if (expected !== 404 && res.header('allow') !== 'GET, HEAD, OPTIONS')
+        violation(`${method} on the page route / carries Allow`, res, bytes);
+    } else if (!apiRoute(path)) {
       if (res.status !== 404) violation('an unknown path is 404 for every method', res, bytes);
     } else if (method === 'OPTIONS') {
       if (res.status !== 204 || res.header('allow') !== 'GET, HEAD, OPTIONS')
