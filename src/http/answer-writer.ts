@@ -49,14 +49,6 @@ export type ResponseSink = Writable & {
   readonly socket?: { readonly bytesWritten: number } | null;
 };
 
-/** An answer as the writer sends it. */
-interface Prepared {
-  readonly requestId: string;
-  /** Header lines, flat `[name, value, ...]`. */
-  readonly head: string[];
-  readonly body: Answer['body'];
-}
-
 export interface AnswerWriter {
   /**
    * Writes `answer` to `res` (its request id, header lines and body: none for HEAD, a stream
@@ -133,25 +125,18 @@ export function createAnswerWriter(deps: AnswerWriterDeps): AnswerWriter {
       bytesWritten: () => res.socket?.bytesWritten ?? 0,
     });
 
-  const prepare = (answer: Answer, method: string, headers: IncomingHttpHeaders): Prepared => {
-    const requestId = recorder.requestId(headers['x-request-id']);
-    return {
-      requestId,
-      head: head(answer, method, headers, requestId),
-      body: method === 'HEAD' ? dropBody(answer.body) : answer.body,
-    };
-  };
-
   return {
     write(req, res, answer, started) {
-      const { requestId, head: lines, body } = prepare(answer, req.method ?? 'GET', req.headers);
-      // A client that left before its answer was decided: nothing to send.
+      const method = req.method ?? 'GET';
+      const requestId = recorder.requestId(req.headers['x-request-id']);
+      const body = method === 'HEAD' ? dropBody(answer.body) : answer.body;
+      // A client that left before its answer was decided: nothing to send, no head built.
       if (answer.abandoned === true || req.socket.destroyed) {
         if (body !== undefined && !Buffer.isBuffer(body)) body.destroy();
         res.destroy();
         return record(req, res, answer, requestId, started, false);
       }
-      res.writeHead(answer.status, lines);
+      res.writeHead(answer.status, head(answer, method, req.headers, requestId));
       if (body === undefined || Buffer.isBuffer(body)) {
         res.end(body);
         // A body in memory is handed to the socket whole: recorded now, not at 'close'.

@@ -86,12 +86,11 @@ export function createArchiveAnswerer(
   versions: ArchiveHeaderCache,
 ): (request: CoreRequest, timestamp: string, caller: Caller) => Answer | Promise<Answer> {
   return (request, timestamp, caller) => {
-    // Only valid timestamps are ever published: the parse decides 400 before any lookup.
-    if (
-      deps.catalog.current().get(timestamp) === undefined &&
-      parseTimestamp(timestamp) === undefined
-    )
-      throw new BadRequestError();
+    // A listed timestamp answers from the one snapshot lookup. Only valid timestamps are ever
+    // published, so a miss is parsed (400) before the lookup that may reach the index.
+    const listed = deps.catalog.current().get(timestamp);
+    if (listed !== undefined) return answerFor(request, listed, caller);
+    if (parseTimestamp(timestamp) === undefined) throw new BadRequestError();
     return withPublishedMeta(deps.catalog, timestamp, (meta) => answerFor(request, meta, caller));
   };
 
