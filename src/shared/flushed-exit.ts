@@ -27,11 +27,6 @@ export function watchOutputErrors(): void {
     stream.on('error', (error) => void (failed ??= error));
 }
 
-/** Whether a write to stdout or stderr has failed so far. */
-export function outputFailed(): boolean {
-  return failed !== undefined;
-}
-
 /** Calls `done` once everything written to `stream` so far has left the process (or failed). */
 function whenFlushed(stream: Output, done: () => void): void {
   if (stream.destroyed || !stream.writable) {

@@ -11,7 +11,7 @@ import type { Logger } from '../logger';
 import type { Component } from './component';
 
 /** How long a source that neither answered nor failed may stay silent before the notice. */
-export const SOURCE_NOTICE_AFTER_MS = 10_000;
+const SOURCE_NOTICE_AFTER_MS = 10_000;
 
 export interface SourceWatch {
   /** True once the source answered one listing (the simulator's: always). */
@@ -45,7 +45,7 @@ function errorText(error: unknown): string {
 }
 
 /** The notice for a source that has not answered: what failed, and the three ways on. */
-export function sourceNotice(describe: string, problem: string): string {
+function sourceNotice(describe: string, problem: string): string {
   return [
     '',
     `No MRMS radar yet: the source has not answered (${problem}).`,

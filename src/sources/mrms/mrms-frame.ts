@@ -16,6 +16,7 @@ import type { LatLonGrid } from './grib2/types';
 import { readGrib2 } from './grib2/read-grib2';
 import { MRMS_GRIB2_LIMITS, mrmsRenderAreaProblem } from './mrms-limits';
 import { mrmsReflectivityGrid } from './mrms-grid';
+import { baseName } from './mrms-file-name';
 import { pairingProblem, precipFlagFrame } from './mrms-precip-flag';
 
 /** Options of a frame; plain data so they can cross to a worker. */
@@ -65,19 +66,14 @@ const CENTER = { lon: -96, lat: 38, zoom: 4 };
  * rendered tiles: a file past them is refused before its values are decoded). Throws
  * `Grib2Error` (the file does not decode) or `MrmsProductError` (it decodes but is no
  * reflectivity grid), both naming the file. With `input.flag` the frame is typed when the flag
- * pairs, untyped otherwise (never an error); without one, `untypedReason` (e.g. "no flag
- * within the wait") is recorded as the reason.
+ * pairs, untyped otherwise (never an error); without one, `input.untypedReason` (e.g. "no
+ * flag within the wait") is recorded as the reason.
  */
-export function convertMrmsFile(
-  input: MrmsFrameInput,
-  options: MrmsFrameOptions = {},
-  untypedReason?: string,
-): Buffer {
+export function convertMrmsFile(input: MrmsFrameInput, options: MrmsFrameOptions = {}): Buffer {
   const maxZoom = options.maxZoom ?? 7;
   const fields = readGrib2(input.bytes, input.name, mrmsReadOptions(maxZoom));
   const grid = mrmsReflectivityGrid(fields, input.name);
-  const reason = untypedReason ?? input.untypedReason;
-  const { types, note } = pairFlag(grid, input.flag, reason, maxZoom);
+  const { types, note } = pairFlag(grid, input.flag, input.untypedReason, maxZoom);
   return renderFrame(
     grid,
     {
@@ -94,8 +90,6 @@ export function convertMrmsFile(
     types,
   );
 }
-
-const baseName = (name: string): string => name.slice(name.lastIndexOf('/') + 1);
 
 /** The reader's caps for any MRMS input, reflectivity or flag: refused before decoding. */
 const mrmsReadOptions = (maxZoom: number) => ({

@@ -13,7 +13,7 @@ import {
 } from '../../domain/reflectivity-grid';
 import { formatTimestamp, parseTimestamp } from '../../domain/timestamps';
 import type { Grib2Field } from './grib2/types';
-import { parseMrmsFileName } from './mrms-file-name';
+import { baseName, parseMrmsFileName } from './mrms-file-name';
 import { reflectivityProduct } from './mrms-products';
 
 /**
@@ -98,7 +98,7 @@ export function mrmsReflectivityGrid(
       fileName,
       `valid time ${describeTime(field.validTime)} cannot name an archive (years 1970-9999 only)`,
     );
-  const named = parseMrmsFileName(fileName.slice(fileName.lastIndexOf('/') + 1));
+  const named = parseMrmsFileName(baseName(fileName));
   const level = named?.product === productName ? ` ${named.level}` : '';
   const { grid } = field;
   const reflectivity: ReflectivityGrid = {

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { MrmsSource } from '../../config-types';
 import type { IntegerLimit } from '../../shared/integer-limit';
 import { PRODUCT_LEVEL } from './mrms-file-name';
+import { PRECIP_FLAG_PRODUCT } from './mrms-precip-flag';
 
 /** NOAA's open-data bucket of MRMS products (anonymous reads, region us-east-1). */
 const NOAA_MRMS_BUCKET = 'noaa-mrms-pds';
@@ -119,7 +120,7 @@ export function impliedProductLevel(value: string | undefined): string {
 }
 
 /** The flag product paired with reflectivity by default: MRMS's surface precipitation type. */
-export const DEFAULT_TYPE_PRODUCT = 'PrecipFlag_00.00';
+export const DEFAULT_TYPE_PRODUCT = PRECIP_FLAG_PRODUCT;
 
 /**
  * Where the flag product `typeProduct` lies in the same source as `productLevel`: NOAA keeps

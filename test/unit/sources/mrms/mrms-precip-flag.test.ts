@@ -116,7 +116,10 @@ describe('convertMrmsFile with a flag', () => {
 
   it('without a flag says nothing of one, unless told why there is none', () => {
     expect(mrmsArchiveFacts(convertMrmsFile(reflectivity, { maxZoom: 2 })).flag).toBeUndefined();
-    const waited = convertMrmsFile(reflectivity, { maxZoom: 2 }, 'no flag within 60 s');
+    const waited = convertMrmsFile(
+      { ...reflectivity, untypedReason: 'no flag within 60 s' },
+      { maxZoom: 2 },
+    );
     expect(mrmsArchiveFacts(waited).flag).toEqual({
       file: null,
       used: false,
