@@ -16,6 +16,7 @@
 import { LRUCache } from 'lru-cache';
 import { CatalogUnavailableError } from '../../domain/archive-errors';
 import type { ArchiveMeta } from '../../domain/ports';
+import { DeadlineError, withDeadline } from '../../shared/deadline';
 import type { RedisClient } from './client';
 import { decodeMetaHash } from './catalog-codec';
 import { archiveKey, TIMESTAMPS_KEY } from './keys';
@@ -68,29 +69,21 @@ export function createCatalogLookup(options: CatalogLookupOptions): CatalogLooku
     const asked = ask(timestamp).finally(() => {
       inFlight -= 1;
     });
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new CatalogUnavailableError(`lookup timed out after ${timeoutMs} ms`)),
-        timeoutMs,
-      );
-    });
-    return Promise.race([asked, timeout])
+    return withDeadline(asked, timeoutMs, 'catalog lookup')
       .then(
         (meta) => {
           if (meta === undefined) misses.set(timestamp, true);
           return meta;
         },
         (err: unknown) => {
+          if (err instanceof DeadlineError)
+            throw new CatalogUnavailableError(`lookup timed out after ${timeoutMs} ms`);
           throw err instanceof CatalogUnavailableError
             ? err
             : new CatalogUnavailableError((err as Error).message, { cause: err });
         },
       )
-      .finally(() => {
-        clearTimeout(timer);
-        pending.delete(timestamp);
-      });
+      .finally(() => pending.delete(timestamp));
   };
 
   return (timestamp) => {
