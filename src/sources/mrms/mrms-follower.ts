@@ -92,18 +92,21 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
   const noteNewest = (ms: number) => {
     if (newestMs === undefined || ms > newestMs) newestMs = ms;
   };
-  /** Refuses `file` for this version, counted under `reason` and logged as skipped. */
-  const skip = async (file: FeedFile, reason: MrmsFailureReason, problem: string) => {
+  /** Counts `file` under `reason` and logs it as skipped. */
+  const reportSkipped = (file: FeedFile, reason: MrmsFailureReason, problem: string) => {
     fail(reason);
     logger.warn({ file: file.key, reason, err: problem }, 'mrms file skipped');
+  };
+  /** Refuses `file` for this version, counted under `reason` and logged as skipped. */
+  const skip = async (file: FeedFile, reason: MrmsFailureReason, problem: string) => {
+    reportSkipped(file, reason, problem);
     await book.refuse(file, problem);
   };
 
   const working = () => !stopped && leading();
 
-  const download = createFeedDownload({
-    ...{ feed, retry, maxFileBytes, logger, halted, pause, working, skip, fail },
-  });
+  const downloadDeps = { feed, retry, maxFileBytes, logger, halted, pause, working, skip, fail };
+  const download = createFeedDownload(downloadDeps);
   const pairing = options.pairing ?? NO_PAIRING;
 
   /** Converts `file`'s bytes; `undefined` when the file was refused or the failure logged. */
@@ -114,25 +117,22 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
   ): Promise<Buffer | undefined> => {
     const refusal = await book.begin(file);
     if (refusal) {
-      if (refusal.fresh) {
-        fail('bad-file');
-        logger.warn(
-          { file: file.key, reason: 'bad-file', err: refusal.reason },
-          'mrms file skipped',
-        );
-      } else logger.debug({ file: file.key, err: refusal.reason }, 'mrms file refused earlier');
+      if (refusal.fresh) reportSkipped(file, 'bad-file', refusal.reason);
+      else logger.debug({ file: file.key, err: refusal.reason }, 'mrms file refused earlier');
       return undefined;
     }
     try {
       return await convert({ name: file.name, bytes, flag, untypedReason: untyped?.problem });
     } catch (error) {
-      const reason = error instanceof RenderJobError ? BAD_INPUT[error.jobErrorName] : undefined;
+      // Bad input, or input that killed its render worker: refused for this version.
+      const reason =
+        error instanceof RenderJobError
+          ? BAD_INPUT[error.jobErrorName]
+          : error instanceof RenderWorkerDiedError
+            ? 'bad-file'
+            : undefined;
       if (reason !== undefined) {
         await skip(file, reason, (error as Error).message);
-        return undefined;
-      }
-      if (error instanceof RenderWorkerDiedError) {
-        await skip(file, 'bad-file', error.message);
         return undefined;
       }
       fail('conversion');
