@@ -107,17 +107,7 @@ export function createTileWriter(options: TileWriterOptions = {}): TileWriter {
         let pair = 0;
         for (let i = 0; i < TILE_SIZE; i++) {
           const c0 = lo[i0 + i]!;
-          let m = 0;
-          if (c0 >= 0) {
-            const c1 = hi[i0 + i]!;
-            for (let r = a; r <= b; r++) {
-              const row = r * cells;
-              for (let c = c0; c <= c1; c++) {
-                const v = classes[row + c]!;
-                if (v > m) m = v;
-              }
-            }
-          }
+          const m = c0 >= 0 ? boxMax(classes, cells, a, b, c0, hi[i0 + i]!) : 0;
           if (i & 1) scanlines[out + (i >> 1)] = pair | m;
           else pair = m << 4;
           if (m !== 0) echo = true;
@@ -194,16 +184,7 @@ function createTypedTileWriter(
         for (let i = 0; i < TILE_SIZE; i++) {
           const c0 = lo[i0 + i]!;
           if (c0 < 0) continue;
-          const c1 = hi[i0 + i]!;
-          let m = 0;
-          for (let r = a; r <= b; r++) {
-            const row = r * cells;
-            for (let c = c0; c <= c1; c++) {
-              const v = classes[row + c]!;
-              if (v > m) m = v;
-            }
-          }
-          const index = paletteOf[m]!;
+          const index = paletteOf[boxMax(classes, cells, a, b, c0, hi[i0 + i]!)]!;
           pixels[out + i] = index;
           if (index > highest) highest = index;
         }
@@ -244,6 +225,29 @@ function gridWindow(
     rws !== undefined &&
     boxMayHoldEcho(grid, cols[0], cols[1], rws[0], rws[1]);
   return { i0, j0, cols, mayHoldEcho };
+}
+
+/**
+ * The highest class in the box of cells rows `a..b`, columns `c0..c1` of a grid `cells` wide:
+ * what one pixel shows (the strongest echo it covers), in both writers.
+ */
+function boxMax(
+  classes: Uint8Array,
+  cells: number,
+  a: number,
+  b: number,
+  c0: number,
+  c1: number,
+): number {
+  let m = 0;
+  for (let r = a; r <= b; r++) {
+    const row = r * cells;
+    for (let c = c0; c <= c1; c++) {
+      const v = classes[row + c]!;
+      if (v > m) m = v;
+    }
+  }
+  return m;
 }
 
 /** The grid index range the tile's 256 pixels from `start` read, or undefined when none. */
