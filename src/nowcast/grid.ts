@@ -51,7 +51,10 @@ export const REFLECTIVITY_SCALE: EchoScale = Object.freeze({
   unit: 'dBZ',
 });
 
+/** What two grids must share to be compared cell by cell. */
+export type GridShape = Pick<Grid, 'width' | 'height'>;
+
 /** Whether two grids have the same shape (the nowcast never mixes grids). */
-export function sameShape(a: Grid, b: Grid): boolean {
+export function sameShape(a: GridShape, b: GridShape): boolean {
   return a.width === b.width && a.height === b.height;
 }

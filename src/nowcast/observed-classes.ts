@@ -3,7 +3,7 @@
  * the lower threshold, between the thresholds, at or above the upper one. A 7000 x 3500 frame
  * takes 6 MB instead of 98, so a whole verification sequence stays in memory.
  */
-import type { Grid } from './grid';
+import { sameShape, type Grid } from './grid';
 import type { Contingency } from './skill';
 
 /** Classes of a grid at two ascending thresholds. */
@@ -41,8 +41,7 @@ export function addAgainstClasses(
   observed: ObservedClasses,
   thresholds: readonly [number, number],
 ): void {
-  if (forecast.width !== observed.width || forecast.height !== observed.height)
-    throw new RangeError('forecast and observation grids differ');
+  if (!sameShape(forecast, observed)) throw new RangeError('forecast and observation grids differ');
   const [low, high] = thresholds;
   const counts = new Float64Array(6); // hits, misses, false alarms at low, then at high
   const values = forecast.values;

@@ -35,8 +35,9 @@ export function frameMetadata(
   grid: ReflectivityGrid,
   classes: ClassGrid,
   extra: Readonly<Record<string, unknown>> = {},
-  typed = false,
 ): Record<string, unknown> {
+  // Classes carry their own palette mapping exactly when the frame was classed with types.
+  const typed = classes.paletteOf !== undefined;
   const timestamp = formatTimestamp(grid.validTimeMs);
   const covered = coveredBox(classes);
   return {

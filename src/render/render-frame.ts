@@ -130,6 +130,6 @@ export function renderFrame(
     maxZoom,
     bounds: [extent.west, extent.south, extent.east, extent.north],
     center: [center[0], center[1], center[2]],
-    metadata: frameMetadata(grid, classes, options.metadata, types !== undefined),
+    metadata: frameMetadata(grid, classes, options.metadata),
   });
 }
