@@ -11,13 +11,22 @@ import { isIPv6 } from 'node:net';
 const HOST =
   /^([A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9-]{1,63})*|\[([0-9A-Fa-f:.]+)\])(?::([0-9]{1,5}))?$/;
 
+/**
+ * Whether `literal` (inside the brackets of an IP-literal host) is an IPv6 address. The core's
+ * `Host` check calls this rather than `node:net` itself, so the core imports no transport
+ * module (the layers test holds it to that).
+ */
+export function isIpv6Literal(literal: string): boolean {
+  return isIPv6(literal);
+}
+
 /** `host[:port]` in canonical form when it is a usable public host, else undefined. */
 export function publicHost(value: string | undefined): string | undefined {
   if (value === undefined || value.length > 255) return undefined;
   const found = HOST.exec(value);
   if (found === null) return undefined;
   const [, name, literal, port] = found;
-  if (literal !== undefined && !isIPv6(literal)) return undefined;
+  if (literal !== undefined && !isIpv6Literal(literal)) return undefined;
   if (port === undefined) return name!.toLowerCase();
   const number = Number(port);
   if (number < 1 || number > 65535) return undefined;

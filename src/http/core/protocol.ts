@@ -14,9 +14,9 @@
  *   so the listener keeps every field (`maxHeadersCount` 0; the head's byte limit still bounds
  *   them) and the count is refused here.
  */
-import { isIPv6 } from 'node:net';
 import type { HttpError } from '../../errors';
 import { BadRequestError, ExpectationFailedError, HeaderFieldsTooLargeError } from '../../errors';
+import { isIpv6Literal } from '../../shared/public-host';
 import type { CoreRequest } from './request';
 
 /**
@@ -33,7 +33,7 @@ export function isValidHostField(value: string): boolean {
   const found = HOST_FIELD.exec(value);
   if (found === null) return false;
   const [, literal, port] = found;
-  if (literal !== undefined && !isIPv6(literal)) return false;
+  if (literal !== undefined && !isIpv6Literal(literal)) return false;
   return port === undefined || port === '' || Number(port) <= 65535;
 }
 
