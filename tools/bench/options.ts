@@ -3,9 +3,10 @@ import { parseArgs } from 'node:util';
 
 export const USAGE = `usage: npm run bench -- [--quick] [--only a,b] [--merge] [--duration S] [--warmup S] [--cache-mb N] [--nginx-workers N|auto] [--keep]
   --quick          smoke run (< 2 min): 2 s per run, fewer variants; writes tools/bench/results/quick.*
-  --only LIST      scenarios to run: status,hot-range,tile,scheme-tile,map-client,cold-range,full-archive,scale,log-info,publish,lease,profile,usage,mrms
-  --merge          with --only mrms: put the mrms figures into tools/bench/results/latest.json and
-                   rewrite BENCHMARKS.md with every other section kept as measured before
+  --only LIST      scenarios to run: status,hot-range,tile,scheme-tile,typed-scheme-tile,map-client,cold-range,full-archive,scale,log-info,publish,lease,profile,usage,mrms
+  --merge          with --only mrms or --only typed-scheme-tile: put that scenario's figures into
+                   tools/bench/results/latest.json and rewrite BENCHMARKS.md with every other
+                   section kept as measured before
   --profile-before store the profile scenario's breakdown as the "before" of the profile tables
                    (tools/bench/results/profile-before.json)
   --duration S     measured seconds per run (full: 10, quick: 2)
@@ -23,6 +24,7 @@ export const SCENARIOS = [
   'hot-range',
   'tile',
   'scheme-tile',
+  'typed-scheme-tile',
   'map-client',
   'cold-range',
   'full-archive',
@@ -112,9 +114,12 @@ export function parseOptions(argv: string[]): BenchOptions {
       throw new Error(`--${name} must be a non-negative number\n${USAGE}`);
     return n;
   };
-  if (values.merge && [...only].some((s) => s !== 'mrms'))
+  // Scenarios measured against baselines of their own, so their figures can replace the ones
+  // of an earlier full run; the others share one measured topology.
+  const mergeable = ['mrms', 'typed-scheme-tile'];
+  if (values.merge && !(only.size === 1 && mergeable.includes([...only][0]!)))
     throw new Error(
-      `--merge is for --only mrms (the other scenarios share one measured topology)\n${USAGE}`,
+      `--merge is for --only mrms or --only typed-scheme-tile (the other scenarios share one measured topology)\n${USAGE}`,
     );
   const workers = values['nginx-workers'];
   return {

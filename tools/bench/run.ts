@@ -43,6 +43,8 @@ import { redisCommandsScenario } from './redis-commands';
 import { usageScenario } from './usage';
 import { runMrmsScenario, type MrmsBenchResult } from './mrms';
 import { mrmsOnly } from './mrms-only';
+import { mergeRuns } from './merge-runs';
+import { typedSchemeTileScenario } from './typed-scheme-tile';
 
 const ROOT = path.resolve(__dirname, '../..');
 const RESULTS_DIR = path.join(__dirname, 'results');
@@ -146,6 +148,7 @@ async function main(): Promise<void> {
     if (has('hot-range')) await hotRangeScenario(ctx);
     if (has('tile')) await tileScenario(ctx);
     if (has('scheme-tile')) await schemeTileScenario(ctx);
+    if (has('typed-scheme-tile')) await typedSchemeTileScenario(ctx, runDir);
     if (has('map-client')) {
       await mapClientScenario(ctx, sequences);
       await redisCommandsScenario(ctx, sequences);
@@ -187,6 +190,18 @@ async function main(): Promise<void> {
     else log(`logs and configs kept in ${runDir}`);
   }
 
+  if (opts.merge) {
+    // `--only typed-scheme-tile --merge` (options.ts allows no other merge here).
+    const command = `npm run bench -- ${argv.join(' ')}`;
+    await mergeRuns(path.join(RESULTS_DIR, 'latest.json'), runner.runs, {
+      measured:
+        `${startedAt.toISOString()} with \`${command}\` (${String(settings.code)}), ` +
+        `load average at its start ${String(settings.loadAverageAtStart)}`,
+      settings,
+      writeReport,
+    });
+    return;
+  }
   const beforeFile = path.join(RESULTS_DIR, 'profile-before.json');
   if (profiles && opts.profileBefore) {
     await fs.mkdir(RESULTS_DIR, { recursive: true });

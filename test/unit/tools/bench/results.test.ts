@@ -2,6 +2,12 @@
 import { BLOCK_BYTES } from '../../../../src/serving/block-cache';
 import type { LoadResult } from '../../../../tools/bench/load-job';
 import { evaluateTargets, type RunRecord } from '../../../../tools/bench/results';
+import {
+  TYPED_BENCH_SCHEMES,
+  TYPED_SCHEME_TILE,
+  typedAgainst,
+  typedPlainAgainst,
+} from '../../../../tools/bench/typed-scheme-names';
 import { firstTouchWindows, WINDOW } from '../../../../tools/bench/windows';
 
 function run(scenario: string, against: string, rps: number, p50 = 1, rssMiB = 100): RunRecord {
@@ -100,6 +106,21 @@ describe('the scheme tile target', () => {
     expect(verdict(9_500).get('scheme tile direct, CPU cost')?.met).toBe(true);
     expect(verdict(8_500).get('scheme tile direct')).toMatchObject({ value: 0.85, met: false });
     expect(verdict(8_500).get('scheme tile direct, CPU cost')?.met).toBe(false);
+  });
+});
+
+describe('the typed scheme tile targets', () => {
+  it('hold every scheme to its own plain run of the typed tiles, measured just before', () => {
+    const runs = TYPED_BENCH_SCHEMES.flatMap((scheme, i) => [
+      run(TYPED_SCHEME_TILE, typedPlainAgainst(scheme), 10_000),
+      run(TYPED_SCHEME_TILE, typedAgainst(scheme), i === 0 ? 8_500 : 9_500),
+    ]);
+    const verdicts = new Map(evaluateTargets(runs, undefined, 64).map((t) => [t.name, t]));
+    expect(TYPED_BENCH_SCHEMES).toEqual(expect.arrayContaining(['nws', 'untyped', 'cividis']));
+    TYPED_BENCH_SCHEMES.forEach((scheme, i) => {
+      const target = verdicts.get(`typed scheme tile direct, ${scheme}`);
+      expect(target).toMatchObject({ limit: 0.9, met: i !== 0 });
+    });
   });
 });
 
