@@ -88,6 +88,7 @@ it.each([
   'MRMS conversion time',
   'MRMS source lag',
   'MRMS failures by reason',
+  'MRMS untyped frames by reason',
 ])('has the panel "%s"', (title) => {
   expect(byTitle(title).targets.length).toBeGreaterThan(0);
 });
@@ -171,6 +172,15 @@ it('shows the MRMS producer: conversions, conversion time, source lag against th
   expect(byTitle('MRMS failures by reason').targets[0]!.expr).toMatch(
     /sum by \(reason\) \(increase\(radar_mrms_failures_total/,
   );
+});
+
+it('shows the MRMS frames published untyped by reason, against every frame published', () => {
+  const panel = byTitle('MRMS untyped frames by reason');
+  const exprs = panel.targets.map((t) => t.expr);
+  expect(exprs[0]).toMatch(
+    /sum by \(reason\) \(increase\(radar_mrms_untyped_frames_total\[10m\]\)\)/,
+  );
+  expect(exprs[1]).toMatch(/sum\(increase\(radar_mrms_frames_converted_total\[10m\]\)\)/);
 });
 
 describe('provisioning', () => {

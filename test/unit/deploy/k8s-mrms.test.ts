@@ -110,6 +110,7 @@ it('keeps a leader candidate through disruptions, and Prometheus names the job t
   const mrmsAlerts = allRules().filter((r) => r.alert?.startsWith('Mrms'));
   expect(mrmsAlerts.map((r) => r.alert).sort()).toEqual([
     'MrmsBadFiles',
+    'MrmsFramesUntyped',
     'MrmsSourceFailing',
     'MrmsSourceLagging',
   ]);
