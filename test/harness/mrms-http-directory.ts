@@ -2,8 +2,10 @@
  * A local stand-in for NOAA's MRMS HTTP server: one product directory whose index page has the
  * shape of the Apache listing NOAA's server writes (as in test/fixtures/mrms-directory-index.html:
  * sorting links, parent directory, one row per file), built from the files in a local
- * directory at each request, and the files themselves. Faults for the follower's retries:
- * the next listings answer 503, or a listed file answers 404.
+ * directory at each request, and the files themselves; optionally more product directories
+ * beside it on the same host (NOAA's `data/2D/PrecipFlag/` beside the reflectivity). Faults for
+ * the follower's retries (the first directory only): the next listings answer 503, or a listed
+ * file answers 404.
  */
 import fs from 'node:fs/promises';
 import http from 'node:http';
@@ -66,12 +68,21 @@ export function apacheIndexPage(
   ].join('\n');
 }
 
-/** Serves `dir` at `urlPath` (e.g. `/data/2D/ReflectivityAtLowestAltitude/`) on loopback. */
-export async function startMrmsDirectoryServer(options: {
+/** A local directory served as a product directory at `urlPath` (ending in `/`). */
+export interface ServedDirectory {
   readonly dir: string;
   readonly urlPath: string;
-}): Promise<MrmsDirectoryServer> {
-  const { dir, urlPath } = options;
+}
+
+/**
+ * Serves `dir` at `urlPath` (e.g. `/data/2D/ReflectivityAtLowestAltitude/`) on loopback, and
+ * each of `siblings` at its own path, without faults.
+ */
+export async function startMrmsDirectoryServer(
+  options: ServedDirectory & { readonly siblings?: readonly ServedDirectory[] },
+): Promise<MrmsDirectoryServer> {
+  const { dir: mainDir, urlPath: mainPath } = options;
+  const directories = [{ dir: mainDir, urlPath: mainPath }, ...(options.siblings ?? [])];
   let failing = 0;
   const queuedPages: string[] = [];
   const vanished = new Set<string>();
@@ -79,14 +90,17 @@ export async function startMrmsDirectoryServer(options: {
   const server = http.createServer((req, res) => {
     const pathname = new URL(req.url ?? '/', 'http://x').pathname;
     requests.set(pathname, (requests.get(pathname) ?? 0) + 1);
+    const served = directories.find((d) => pathname.startsWith(d.urlPath)) ?? directories[0]!;
+    const { dir, urlPath } = served;
+    const main = served === directories[0];
     void (async () => {
       if (pathname === urlPath) {
-        if (failing > 0) {
+        if (main && failing > 0) {
           failing--;
           res.writeHead(503, { 'Content-Type': 'text/plain' }).end('busy');
           return;
         }
-        const queued = queuedPages.shift();
+        const queued = main ? queuedPages.shift() : undefined;
         if (queued !== undefined) {
           res.writeHead(200, { 'Content-Type': 'text/html' }).end(queued);
           return;
@@ -103,7 +117,7 @@ export async function startMrmsDirectoryServer(options: {
         return;
       }
       const name = pathname.startsWith(urlPath) ? pathname.slice(urlPath.length) : '';
-      if (name === '' || name.includes('/') || vanished.has(name)) {
+      if (name === '' || name.includes('/') || (main && vanished.has(name))) {
         res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
         return;
       }
@@ -122,7 +136,7 @@ export async function startMrmsDirectoryServer(options: {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}${urlPath}`,
+    url: `http://127.0.0.1:${port}${mainPath}`,
     failListings: (n) => void (failing = n),
     vanish: (name) => void vanished.add(name),
     serveListings: (pages) => void queuedPages.push(...pages),
