@@ -7,12 +7,7 @@ import type { ProfileBreakdown } from './cpu-profile';
 import type { LeaseAccuracy } from './lease-accuracy';
 import type { IdleCpu } from './scenarios';
 import { mrmsTargets, type MrmsBenchResult } from './mrms';
-import {
-  TYPED_BENCH_SCHEMES,
-  TYPED_SCHEME_TILE,
-  typedAgainst,
-  typedPlainAgainst,
-} from './typed-scheme-names';
+import { typedSchemeTargets } from './typed-scheme-targets';
 
 export type RunKind = 'service' | 'baseline';
 
@@ -211,20 +206,7 @@ export function evaluateTargets(
         generator,
       ),
     );
-    for (const scheme of TYPED_BENCH_SCHEMES) {
-      out.push(
-        ...rpsRatio(
-          runs,
-          `typed scheme tile direct, ${scheme}`,
-          '>= 0.9 x the same typed tiles plain, measured just before (req/s and server CPU per request)',
-          [TYPED_SCHEME_TILE, typedAgainst(scheme)],
-          [TYPED_SCHEME_TILE, typedPlainAgainst(scheme)],
-          0.9,
-          0.9,
-          generator,
-        ),
-      );
-    }
+    out.push(...typedSchemeTargets(runs, serverCpuPerRequestUs, generator));
     out.push(
       ...rpsRatio(
         runs,

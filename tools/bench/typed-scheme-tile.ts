@@ -8,7 +8,8 @@
  * Redis, s3rver and ingest worker (the shared topology's catalog must keep its 30 simulator
  * frames) and served by one replica, `api-typed`, in the bench's production configuration.
  * Each scheme is measured right after a plain run of the same tiles (adjacent pairs, so drift
- * of the shared machine hits both sides of a ratio alike).
+ * of the shared machine hits both sides of a ratio alike), in {@link TYPED_ROUNDS} rounds
+ * (one in a quick run) whose median ratio is the target (`typed-scheme-targets.ts`).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -24,13 +25,16 @@ import {
   TYPED_SCHEME_TILE,
   typedAgainst,
   typedPlainAgainst,
-} from './typed-scheme-names';
+} from './typed-scheme-targets';
 import { startPublishedBackend, startReplica } from './service';
 import { hotTiles } from './windows';
 
 const ROOT = path.resolve(__dirname, '../..');
 /** NOAA stamps PrecipFlag to the 2-minute cycle: the sample's cycle is 39 s before it. */
 const FLAG_CYCLE_MS = SAMPLE_TIME_MS - 39_000;
+
+/** Rounds of plain/scheme pairs per scheme in a full run. */
+export const TYPED_ROUNDS = 3;
 
 /**
  * The typed archive of the reflectivity sample, made by the one-shot command in `workDir`.
@@ -73,8 +77,8 @@ function bitDepths(tiles: ReadonlyArray<{ bytes: Buffer }>): Record<string, numb
 
 /**
  * Publishes the typed archive under the newest frame's timestamp on its own backend, starts
- * `api-typed` on it, and measures, for every scheme, the 64 hot tiles plain and then in that
- * scheme on the same replica. Records the tiles' make-up in `settings`.
+ * `api-typed` on it, and measures, round after round, for every scheme, the 64 hot tiles plain
+ * and then in that scheme on the same replica. Records the tiles' make-up in `settings`.
  */
 export async function typedSchemeTileScenario(ctx: ScenarioContext, runDir: string): Promise<void> {
   const { opts, runner, topo, frames, settings } = ctx;
@@ -117,10 +121,18 @@ export async function typedSchemeTileScenario(ctx: ScenarioContext, runDir: stri
       url: replica.url,
       shown: ['api-typed', 'redis-typed'],
     });
-    for (const scheme of TYPED_BENCH_SCHEMES) {
-      const inScheme = plain.map((p) => p.replace(/^(\/tiles\/[0-9]{12})\//, `$1/${scheme}/`));
-      await runner.measure(TYPED_SCHEME_TILE, endpoint(typedPlainAgainst(scheme)), load(plain));
-      await runner.measure(TYPED_SCHEME_TILE, endpoint(typedAgainst(scheme)), load(inScheme));
+    const rounds = opts.quick ? 1 : TYPED_ROUNDS;
+    for (let round = 1; round <= rounds; round++) {
+      for (const scheme of TYPED_BENCH_SCHEMES) {
+        const inScheme = plain.map((p) => p.replace(/^(\/tiles\/[0-9]{12})\//, `$1/${scheme}/`));
+        const before = endpoint(typedPlainAgainst(scheme, round));
+        await runner.measure(TYPED_SCHEME_TILE, before, load(plain));
+        await runner.measure(
+          TYPED_SCHEME_TILE,
+          endpoint(typedAgainst(scheme, round)),
+          load(inScheme),
+        );
+      }
     }
   } finally {
     runner.unwatch('api-typed');

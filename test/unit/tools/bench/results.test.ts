@@ -7,7 +7,7 @@ import {
   TYPED_SCHEME_TILE,
   typedAgainst,
   typedPlainAgainst,
-} from '../../../../tools/bench/typed-scheme-names';
+} from '../../../../tools/bench/typed-scheme-targets';
 import { firstTouchWindows, WINDOW } from '../../../../tools/bench/windows';
 
 function run(scenario: string, against: string, rps: number, p50 = 1, rssMiB = 100): RunRecord {
@@ -110,16 +110,28 @@ describe('the scheme tile target', () => {
 });
 
 describe('the typed scheme tile targets', () => {
-  it('hold every scheme to its own plain run of the typed tiles, measured just before', () => {
-    const runs = TYPED_BENCH_SCHEMES.flatMap((scheme, i) => [
-      run(TYPED_SCHEME_TILE, typedPlainAgainst(scheme), 10_000),
-      run(TYPED_SCHEME_TILE, typedAgainst(scheme), i === 0 ? 8_500 : 9_500),
-    ]);
+  it('hold every scheme to the plain runs just before it, by the median of the rounds', () => {
+    // The default scheme: 0.85 in the median round (missed); the others one bad round of three.
+    const ratios = (i: number) => (i === 0 ? [0.85, 0.95, 0.8] : [0.7, 0.95, 0.93]);
+    const runs = TYPED_BENCH_SCHEMES.flatMap((scheme, i) =>
+      ratios(i).flatMap((ratio, r) => [
+        run(TYPED_SCHEME_TILE, typedPlainAgainst(scheme, r + 1), 10_000),
+        run(TYPED_SCHEME_TILE, typedAgainst(scheme, r + 1), 10_000 * ratio),
+      ]),
+    );
     const verdicts = new Map(evaluateTargets(runs, undefined, 64).map((t) => [t.name, t]));
     expect(TYPED_BENCH_SCHEMES).toEqual(expect.arrayContaining(['nws', 'untyped', 'cividis']));
     TYPED_BENCH_SCHEMES.forEach((scheme, i) => {
-      const target = verdicts.get(`typed scheme tile direct, ${scheme}`);
-      expect(target).toMatchObject({ limit: 0.9, met: i !== 0 });
+      const value = i === 0 ? 0.85 : 0.93;
+      for (const name of [
+        `typed scheme tile direct, ${scheme}`,
+        `typed scheme tile direct, ${scheme}, CPU cost`,
+      ])
+        expect(verdicts.get(name)).toMatchObject({
+          limit: 0.9,
+          met: i !== 0,
+          value: expect.closeTo(value, 6),
+        });
     });
   });
 });
