@@ -9,14 +9,14 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-interface ProfileNode {
+export interface ProfileNode {
   readonly id: number;
   readonly callFrame: { readonly functionName: string; readonly url: string };
   readonly hitCount?: number;
   readonly children?: readonly number[];
 }
 
-interface CpuProfile {
+export interface CpuProfile {
   readonly nodes: readonly ProfileNode[];
   readonly startTime: number;
   readonly endTime: number;
