@@ -82,11 +82,29 @@ it('lists a base only once every lead is ingested, the same on both replicas, ne
     expect((await status(url)).forecasts).toEqual([]);
     expect((await getOn(url, `/forecasts/${OLD_BASE}/10.pmtiles`)).status).toBe(404);
   }
+  const gauges = async () => {
+    const text = await scrape(stack.replicas[0]!.adminPort);
+    return [
+      sample(text, 'radar_forecast_age_seconds'),
+      sample(text, 'radar_forecast_frames_listed'),
+    ];
+  };
+  expect(await gauges()).toEqual([NaN, 0]);
   await stack.s3.put(...frames[2]!);
   const [a, b] = await listedEverywhere(OLD_BASE);
   expect(a!.forecasts).toEqual(b!.forecasts);
   expect(a!.forecasts.map((f) => f.lead)).toEqual(LEADS);
   for (const s of [a!, b!]) expect([s.latest, s.timestamps]).toEqual([OLD_BASE, [OLD_BASE]]);
+  const [age, listed] = await gauges();
+  const baseAgeS =
+    (Date.now() -
+      Date.parse(
+        `${OLD_BASE.slice(0, 4)}-${OLD_BASE.slice(4, 6)}-${OLD_BASE.slice(6, 8)}T${OLD_BASE.slice(8, 10)}:${OLD_BASE.slice(10)}:00Z`,
+      )) /
+    1000;
+  expect(listed).toBe(LEADS.length);
+  expect(age!).toBeGreaterThan(0);
+  expect(age!).toBeLessThanOrEqual(baseAgeS + 1);
 });
 
 it('serves all five routes on both replicas, tiles and archives with equal validators; credentials are required', async () => {
