@@ -8,7 +8,7 @@ import { schemeArchive } from '../fixtures/palette-tiles';
 import { request } from './http-client';
 import { stackAuth, type ProductionStack } from './production-stack';
 import { describeSchemeConformance } from './scheme-conformance';
-import { forecastFileName } from './forecast-archives';
+import { forecastFileName, forecastMetadataOf } from './forecast-archives';
 import {
   describeTileConformance,
   forecastUrls,
@@ -52,6 +52,12 @@ export async function seedStackConformance(
   await stack.s3.put(`${timestamp}.pmtiles`, archive);
   await stack.s3.put(`${schemeTimestamp}.pmtiles`, schemeArchive(schemeTimestamp));
   await stack.s3.put(forecastFileName(forecast), forecastArchive);
+  // Palette tiles as a forecast frame of an older base: readable within its grace.
+  const schemeForecast = { base: schemeTimestamp, lead: forecast.lead };
+  await stack.s3.put(
+    forecastFileName(schemeForecast),
+    schemeArchive(schemeTimestamp, false, forecastMetadataOf(schemeForecast)),
+  );
   const forecastJson = `/forecasts/${forecast.base}/${forecast.lead}.json`;
   const ok = async (url: string, path: string) =>
     (await request(url, path, { headers: stackAuth() })).status === 200;
@@ -60,7 +66,8 @@ export async function seedStackConformance(
       async () =>
         (await ok(url, `/tiles/${timestamp}.json`)) &&
         (await ok(url, `/tiles/${schemeTimestamp}.json`)) &&
-        (await ok(url, forecastJson)),
+        (await ok(url, forecastJson)) &&
+        (await ok(url, `/forecasts/${schemeTimestamp}/${forecast.lead}.json`)),
       15_000,
       `${timestamp} and ${schemeTimestamp} listed on ${url}`,
       50,
@@ -96,6 +103,12 @@ export function describeStackConformance(
   describeSchemeConformance(name, () => ({
     baseUrls: baseUrls(),
     timestamp: schemeTimestamp,
+    auth: stackAuth(),
+  }));
+  describeSchemeConformance(`${name}, a forecast frame`, () => ({
+    baseUrls: baseUrls(),
+    timestamp: schemeTimestamp,
+    framePath: `/forecasts/${schemeTimestamp}/${forecast.lead}`,
     auth: stackAuth(),
   }));
 }
