@@ -53,8 +53,16 @@ function completeBases(frames: Iterable<ValidFrame>): ForecastBase[] {
   }
   const complete: ForecastBase[] = [];
   for (const [base, list] of byBase) {
-    const leads = list[0]!.leads;
-    if (!list.every((f) => sameLeads(f.leads, leads))) continue;
+    const leads = [...list[0]!.leads].sort((a, b) => a - b);
+    if (
+      !list.every((f) =>
+        sameLeads(
+          [...f.leads].sort((a, b) => a - b),
+          leads,
+        ),
+      )
+    )
+      continue;
     const byLead = new Map(list.map((f) => [f.id.lead, f.meta]));
     if (!leads.every((lead) => byLead.has(lead))) continue;
     complete.push({ base, leads, frames: leads.map((lead) => byLead.get(lead)!) });
