@@ -15,7 +15,7 @@ import { forecastArchive, forecastCycleArchives } from '../harness/forecast-arch
 import { request } from '../harness/http-client';
 import { startProductionStack, stackAuth, type ProductionStack } from '../harness/production-stack';
 import { recentTimestamp } from '../harness/timestamps';
-import { waitFor } from '../harness/wait';
+import { reportFigure, waitFor } from '../harness/wait';
 
 jest.setTimeout(120_000);
 
@@ -90,8 +90,13 @@ it('lists a base only once every lead is ingested, the same on both replicas, ne
     ];
   };
   expect(await gauges()).toEqual([NaN, 0]);
+  const lastLead = Date.now();
   await stack.s3.put(...frames[2]!);
   const [a, b] = await listedEverywhere(OLD_BASE);
+  reportFigure(
+    'base listed on both replicas after its last lead was uploaded',
+    Date.now() - lastLead,
+  );
   expect(a!.forecasts).toEqual(b!.forecasts);
   expect(a!.forecasts.map((f) => f.lead)).toEqual(LEADS);
   for (const s of [a!, b!]) expect([s.latest, s.timestamps]).toEqual([OLD_BASE, [OLD_BASE]]);
