@@ -8,6 +8,8 @@ import { createArchiveWarmer } from '../serving/archive-warmer';
 import { createRetainedCatalog } from '../serving/retained-catalog';
 import { createReadGate } from '../serving/read-gate';
 import { createMemoryCatalog } from '../adapters/memory/catalog';
+import { createMemoryForecastCatalog } from '../adapters/memory/forecast-catalog';
+import type { ForecastCatalogReader } from '../domain/forecast-catalog';
 import { createMemoryRateLimiter } from '../adapters/memory/rate-limiter';
 import { createMemoryRevalidationQueue } from '../adapters/memory/revalidation-queue';
 import { createRedisRevalidationQueue } from '../adapters/redis/revalidation-queue';
@@ -40,6 +42,7 @@ import type { ReplicaOverrides } from './overrides';
 import {
   connectRedis,
   redisCatalog,
+  redisForecasts,
   redisRateLimiter,
   sharedStoreHealth,
   type RedisWiring,
@@ -50,6 +53,8 @@ import { ALWAYS_ANSWERED, createSourceWatch } from './source-watch';
 
 export interface ReplicaParts {
   readonly catalog: CatalogReader;
+  /** The forecast frames readable now and the listed base. */
+  readonly forecasts: ForecastCatalogReader;
   readonly store: CachingArchiveStore;
   readonly keys: KeyStore;
   readonly limiter: RateLimiter;
@@ -111,6 +116,7 @@ export async function assembleReplica(
   );
 
   let source: CatalogReader;
+  let forecasts: ForecastCatalogReader;
   let revalidation: RevalidationQueue;
   const onCatalogDropped = createCatalogMetrics(registry);
   if (config.catalog.kind === 'redis') {
@@ -118,17 +124,21 @@ export async function assembleReplica(
     const wired = redisCatalog(redisWiring, config.catalog, logger, onCatalogDropped);
     source = wired.catalog;
     revalidation = createRedisRevalidationQueue(redisWiring.client);
-    components.push(wired.component);
+    const forecastWiring = redisForecasts(redisWiring, config.catalog, logger);
+    forecasts = forecastWiring.catalog;
+    components.push(wired.component, forecastWiring.component);
   } else {
     // Nobody else publishes into a memory catalog: this replica ingests for itself.
     const memory = createMemoryCatalog();
+    const memoryForecasts = createMemoryForecastCatalog();
     source = memory;
+    forecasts = memoryForecasts;
     revalidation = createMemoryRevalidationQueue();
     const ingestLogger = logger.child({ component: 'ingest' });
     const cycle = ingestCycle(
       config.publication,
       archives.source(),
-      memory,
+      { observed: memory, forecasts: memoryForecasts },
       ingestLogger,
       metrics.ingest,
       revalidation,
@@ -244,13 +254,14 @@ export async function assembleReplica(
   if (openRedis) connections.push(openRedis.connections);
   return {
     catalog,
+    forecasts,
     store,
     keys,
     limiter,
     probe,
     healthy,
     sourceAnswered: sourceWatch.answered,
-    statusDocument: createStatusDocumentSource({ catalog, healthy }),
+    statusDocument: createStatusDocumentSource({ catalog, forecasts, healthy }),
     demo,
     onArchiveFormatError: archiveFormatReports(registry, revalidation, logger),
     components,
