@@ -56,13 +56,15 @@ export interface Interpolator {
   /** Hides a held picture and shows `shown` again. */
   release(shown: RadarTimelineFrame | undefined): void;
   stats(): InterpolationStats;
+  /** Forgets the frames drawn so far (their colours changed: another scheme). */
+  forget(): void;
   close(): void;
 }
 
 /** Options of {@link createInterpolator}. */
 export interface InterpolatorOptions {
   readonly map: MapLibreMap;
-  readonly frames: Pick<RadarFrames, 'tile' | 'layerId' | 'show'>;
+  readonly frames: Pick<RadarFrames, 'tile' | 'layerId' | 'show' | 'preload'>;
   /** Layer the picture goes below (the radar layers' `beforeId`). */
   readonly beforeId: string;
   /** Length of one transition (default 350 ms, within the player's 500 ms per frame). */
@@ -96,7 +98,9 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
     const source = layer
       ? (map.getSource(layer.source) as { maxzoom?: number } | undefined)
       : undefined;
-    let z = Math.max(0, Math.min(source?.maxzoom ?? 7, Math.round(map.getZoom())));
+    // The tile zoom MapLibre loads for a raster source of 256 px tiles: its zoom counts 512 px
+    // worlds, so one more, rounded (raster sources round).
+    let z = Math.max(0, Math.min(source?.maxzoom ?? 7, Math.round(map.getZoom() + 1)));
     const bounds = map.getBounds();
     for (;;) {
       const n = 2 ** z;
@@ -113,6 +117,22 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
       }
       z--;
     }
+  };
+
+  /** The last frames drawn, by key and layout: a transition's B is the next one's A. */
+  const drawn = new Map<string, Uint8ClampedArray>();
+  const drawCached = async (
+    key: string,
+    at: ReturnType<typeof layout>,
+    signal: AbortSignal,
+  ): Promise<Uint8ClampedArray> => {
+    const id = `${key} ${JSON.stringify(at)}`;
+    const kept = drawn.get(id);
+    if (kept !== undefined) return kept;
+    const rgba = await draw(key, at, signal);
+    drawn.set(id, rgba);
+    while (drawn.size > 2) drawn.delete(drawn.keys().next().value!);
+    return rgba;
   };
 
   /** One frame's tiles drawn into an RGBA image of the layout. */
@@ -154,8 +174,12 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
     if (field === undefined || minutes <= 0 || minutes > MAX_GAP_MINUTES) return undefined;
     const motion = field;
     const started = performance.now();
+    frames.preload([from.key, to.key]); // on the map, so their tiles can be read
     const at = layout(from.key);
-    const [a, b] = await Promise.all([draw(from.key, at, signal), draw(to.key, at, signal)]);
+    const [a, b] = await Promise.all([
+      drawCached(from.key, at, signal),
+      drawCached(to.key, at, signal),
+    ]);
     if (signal.aborted) return undefined;
     const width = (at.x1 - at.x0 + 1) * 256 * at.scale;
     const height = (at.y1 - at.y0 + 1) * 256 * at.scale;
@@ -274,8 +298,10 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
       maxPictureMs: totals.maxPictureMs,
       meanPrepareMs: totals.prepares ? prepareMs / totals.prepares : 0,
     }),
+    forget: () => drawn.clear(),
     close() {
       held?.abort();
+      drawn.clear();
       if (map.getLayer(LAYER)) map.removeLayer(LAYER);
       if (map.getSource(SOURCE)) map.removeSource(SOURCE);
     },

@@ -132,6 +132,7 @@ export function createRadarSession(options: RadarSessionOptions): RadarSession {
     const key = `${scheme} ${typeColours}`;
     if (!rewrites.has(key)) rewrites.set(key, schemeRewrite(legend, scheme, typeColours));
     frames.setRecolour(rewrites.get(key));
+    interpolation.forget();
   };
 
   const updateLoaded = () => {
