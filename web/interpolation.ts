@@ -16,13 +16,10 @@ import type { RadarMotionField } from '../src/client/motion-field';
 import type { RadarTimelineFrame } from '../src/client/timeline';
 import { displacementGrid, warpBlend, type MercatorImage, type WarpPair } from './motion-warp';
 import type { FrameTransition } from './player';
+import { drawMosaic, mosaicCorners, viewLayout, type MosaicLayout } from './view-mosaic';
 
 const SOURCE = 'radar-interpolated';
 const LAYER = 'radar-interpolated-layer';
-/** Most tiles per frame drawn for one interpolation (a 1280 x 800 view needs about 30). */
-const MAX_TILES = 64;
-/** Most pixels of the interpolated picture; larger views are drawn at half resolution. */
-const MAX_PIXELS = 1_200_000;
 /** Pixels per side of a block sharing one displacement (the field's cells are far larger). */
 const BLOCK = 8;
 /** Frames further apart than this are not interpolated (a gap in the list). */
@@ -48,6 +45,8 @@ export interface Interpolator {
   hasMotion(): boolean;
   /** The player's transition: interpolated pictures from `from` to `to` over `durationMs`. */
   readonly transition: FrameTransition;
+  /** Draws the frames of the next transition ahead, so it starts at once (the player's `warm`). */
+  warm(from: RadarTimelineFrame, to: RadarTimelineFrame): void;
   /**
    * Shows the picture at `t` between two on-map frames and keeps it until {@link release}
    * (for tests and inspection); false when it cannot interpolate (no field, too far apart).
@@ -76,10 +75,6 @@ interface Prepared {
   readonly out: ImageData;
 }
 
-const mercatorY = (lat: number) =>
-  Math.log(Math.tan(Math.PI / 4 + (Math.min(85.05, Math.max(-85.05, lat)) * Math.PI) / 360));
-const tileLat = (y: number, n: number) =>
-  (Math.atan(Math.sinh(Math.PI * (1 - (2 * y) / n))) * 180) / Math.PI;
 const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
 
 /** Creates the interpolator; it adds its source and layer on first use. */
@@ -92,76 +87,28 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
   const totals = { transitions: 0, pictures: 0, pictureMs: 0, maxPictureMs: 0, prepares: 0 };
   let prepareMs = 0;
 
-  /** The tiles' zoom and range covering the view, and the scale to draw them at. */
-  const layout = (key: string) => {
-    const layer = map.getLayer(frames.layerId(key));
-    const source = layer
-      ? (map.getSource(layer.source) as { maxzoom?: number } | undefined)
-      : undefined;
-    // The tile zoom MapLibre loads for a raster source of 256 px tiles: its zoom counts 512 px
-    // worlds, so one more, rounded (raster sources round).
-    let z = Math.max(0, Math.min(source?.maxzoom ?? 7, Math.round(map.getZoom() + 1)));
-    const bounds = map.getBounds();
-    for (;;) {
-      const n = 2 ** z;
-      const clamp = (v: number) => Math.max(0, Math.min(n - 1, Math.floor(v)));
-      const x0 = clamp(((bounds.getWest() + 180) / 360) * n);
-      const x1 = clamp(((bounds.getEast() + 180) / 360) * n);
-      const y0 = clamp(((1 - mercatorY(bounds.getNorth()) / Math.PI) / 2) * n);
-      const y1 = clamp(((1 - mercatorY(bounds.getSouth()) / Math.PI) / 2) * n);
-      const count = (x1 - x0 + 1) * (y1 - y0 + 1);
-      if (count <= MAX_TILES || z === 0) {
-        const pixels = count * 256 * 256;
-        const scale = pixels > MAX_PIXELS ? 0.5 : 1;
-        return { z, n, x0, x1, y0, y1, scale };
-      }
-      z--;
-    }
+  /** Whether two frames can be interpolated: a motion field, and a short step forward in time. */
+  const interpolable = (from: RadarTimelineFrame, to: RadarTimelineFrame) => {
+    const minutes = (to.validMs - from.validMs) / 60_000;
+    return field !== undefined && minutes > 0 && minutes <= MAX_GAP_MINUTES;
   };
 
-  /** The last frames drawn, by key and layout: a transition's B is the next one's A. */
-  const drawn = new Map<string, Uint8ClampedArray>();
-  const drawCached = async (
-    key: string,
-    at: ReturnType<typeof layout>,
-    signal: AbortSignal,
-  ): Promise<Uint8ClampedArray> => {
+  /**
+   * The last frames drawn (or being drawn), by key and layout: a transition's B is the next
+   * one's A, and {@link Interpolator.warm} draws the next B while the current frame is shown.
+   * Draws are not aborted with a transition: a frame drawn is kept for the next one.
+   */
+  const drawn = new Map<string, Promise<Uint8ClampedArray>>();
+  const drawCached = (key: string, at: MosaicLayout) => {
     const id = `${key} ${JSON.stringify(at)}`;
-    const kept = drawn.get(id);
-    if (kept !== undefined) return kept;
-    const rgba = await draw(key, at, signal);
-    drawn.set(id, rgba);
-    while (drawn.size > 2) drawn.delete(drawn.keys().next().value!);
-    return rgba;
-  };
-
-  /** One frame's tiles drawn into an RGBA image of the layout. */
-  const draw = async (
-    key: string,
-    at: ReturnType<typeof layout>,
-    signal: AbortSignal,
-  ): Promise<Uint8ClampedArray> => {
-    const side = 256 * at.scale;
-    const mosaic = document.createElement('canvas');
-    mosaic.width = (at.x1 - at.x0 + 1) * side;
-    mosaic.height = (at.y1 - at.y0 + 1) * side;
-    const ctx = mosaic.getContext('2d', { willReadFrequently: true })!;
-    ctx.imageSmoothingEnabled = false;
-    const jobs: Promise<void>[] = [];
-    for (let y = at.y0; y <= at.y1; y++)
-      for (let x = at.x0; x <= at.x1; x++)
-        jobs.push(
-          frames.tile(key, at.z, x, y, signal).then(async (png) => {
-            if (png === undefined) return;
-            const bitmap = await createImageBitmap(
-              new Blob([png as BlobPart], { type: 'image/png' }),
-            );
-            ctx.drawImage(bitmap, (x - at.x0) * side, (y - at.y0) * side, side, side);
-            bitmap.close();
-          }),
-        );
-    await Promise.all(jobs);
-    return ctx.getImageData(0, 0, mosaic.width, mosaic.height).data;
+    let kept = drawn.get(id);
+    if (kept === undefined) {
+      kept = drawMosaic(frames, key, at);
+      kept.catch(() => drawn.delete(id));
+      drawn.set(id, kept);
+      while (drawn.size > 3) drawn.delete(drawn.keys().next().value!);
+    }
+    return kept;
   };
 
   /** Everything one transition needs, or undefined when it cannot interpolate. */
@@ -170,16 +117,13 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
     to: RadarTimelineFrame,
     signal: AbortSignal,
   ): Promise<Prepared | undefined> => {
+    if (!interpolable(from, to)) return undefined;
     const minutes = (to.validMs - from.validMs) / 60_000;
-    if (field === undefined || minutes <= 0 || minutes > MAX_GAP_MINUTES) return undefined;
-    const motion = field;
+    const motion = field!;
     const started = performance.now();
     frames.preload([from.key, to.key]); // on the map, so their tiles can be read
-    const at = layout(from.key);
-    const [a, b] = await Promise.all([
-      drawCached(from.key, at, signal),
-      drawCached(to.key, at, signal),
-    ]);
+    const at = viewLayout(map, frames.layerId(from.key));
+    const [a, b] = await Promise.all([drawCached(from.key, at), drawCached(to.key, at)]);
     if (signal.aborted) return undefined;
     const width = (at.x1 - at.x0 + 1) * 256 * at.scale;
     const height = (at.y1 - at.y0 + 1) * 256 * at.scale;
@@ -194,19 +138,7 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
     const { dx, dy } = displacementGrid(motion, image, minutes, BLOCK);
     canvas.width = width;
     canvas.height = height;
-    const coordinates: [[number, number], [number, number], [number, number], [number, number]] =
-      (() => {
-        const west = (at.x0 / at.n) * 360 - 180;
-        const east = ((at.x1 + 1) / at.n) * 360 - 180;
-        const north = tileLat(at.y0, at.n);
-        const south = tileLat(at.y1 + 1, at.n);
-        return [
-          [west, north],
-          [east, north],
-          [east, south],
-          [west, south],
-        ];
-      })();
+    const coordinates = mosaicCorners(at);
     if (map.getLayer(LAYER)) map.removeLayer(LAYER);
     if (map.getSource(SOURCE)) map.removeSource(SOURCE);
     map.addSource(SOURCE, { type: 'canvas', canvas, coordinates, animate: true });
@@ -258,6 +190,12 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
       field = next;
     },
     hasMotion: () => field !== undefined,
+    warm(from, to) {
+      if (!interpolable(from, to)) return;
+      frames.preload([from.key, to.key]);
+      const at = viewLayout(map, frames.layerId(from.key));
+      void Promise.all([drawCached(from.key, at), drawCached(to.key, at)]).catch(() => undefined);
+    },
     async transition(from, to, signal) {
       const prepared = await prepare(from, to, signal);
       if (prepared === undefined || signal.aborted) return;

@@ -36,6 +36,8 @@ export interface PlayerOptions {
   readonly onChange: (state: PlayerState) => void;
   /** Runs between two consecutive frames while playing (not when the loop wraps). */
   readonly transition?: FrameTransition;
+  /** Told the next transition while playing, once its frame is shown (to prepare it ahead). */
+  readonly warm?: (from: RadarTimelineFrame, to: RadarTimelineFrame) => void;
   /** Time per frame while playing (default 500 ms), any transition included. */
   readonly frameMs?: number;
   /** Extra pause on the last frame (default 1500 ms). */
@@ -134,6 +136,8 @@ export function createPlayer(options: PlayerOptions): Player {
       if (!playing) return;
       showIndex(target);
       waitingSince = Date.now();
+      const next = timeline[index + 1];
+      if (next !== undefined && frames.isLoaded(next.key)) options.warm?.(timeline[index]!, next);
       const rest = Math.max(0, frameMs - (Date.now() - startedMs));
       timer = setTimeout(tick, index === last() ? rest + dwellMs : rest);
     };

@@ -88,6 +88,7 @@ export function createRadarSession(options: RadarSessionOptions): RadarSession {
   const player = createPlayer({
     frames,
     transition: interpolation.transition,
+    warm: (from, to) => interpolation.warm(from, to),
     onChange: (state) => {
       panel.setPlayer(state);
       updateLoaded();

@@ -23,16 +23,18 @@ function harness() {
   const shown: string[] = [];
   const states: PlayerState[] = [];
   const transitions: string[] = [];
+  const warmed: string[] = [];
   const player = createPlayer({
     frames: { show: (key) => shown.push(key), preload: () => undefined, isLoaded: () => true },
     onChange: (state) => states.push(state),
     transition: async (from, to) => {
       transitions.push(`${from.key}>${to.key}`);
     },
+    warm: (from, to) => warmed.push(`${from.key}>${to.key}`),
     frameMs: 10,
     dwellMs: 10,
   });
-  return { player, shown, states, transitions };
+  return { player, shown, states, transitions, warmed };
 }
 
 afterEach(() => jest.useRealTimers());
@@ -73,7 +75,7 @@ it('a shown forecast that leaves the list gives way to the frame valid at or aft
 
 it('plays the past then the forecasts, interpolating between consecutive frames only', async () => {
   jest.useFakeTimers();
-  const { player, transitions, shown } = harness();
+  const { player, transitions, shown, warmed } = harness();
   player.setFrames(timeline(['202611281158', '202611281200'], [10]));
   expect(shown).toEqual(['202611281200']); // the first list shows the latest observed frame
   player.seek(0);
@@ -90,6 +92,8 @@ it('plays the past then the forecasts, interpolating between consecutive frames 
     '202611281158>202611281200',
     '202611281200>forecast-202611281200-010',
   ]);
+  // Each shown frame has the next transition prepared ahead while it is on screen.
+  expect(warmed[0]).toBe('202611281200>forecast-202611281200-010');
   // The wrap from the last forecast back to the oldest frame is a cut, not a transition.
   expect(transitions).not.toContain('forecast-202611281200-010>202611281158');
 });
