@@ -141,7 +141,8 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
     const coordinates = mosaicCorners(at);
     if (map.getLayer(LAYER)) map.removeLayer(LAYER);
     if (map.getSource(SOURCE)) map.removeSource(SOURCE);
-    map.addSource(SOURCE, { type: 'canvas', canvas, coordinates, animate: true });
+    // Added paused: MapLibre re-reads the canvas on every render only while it is shown.
+    map.addSource(SOURCE, { type: 'canvas', canvas, coordinates, animate: false });
     map.addLayer(
       {
         id: LAYER,
