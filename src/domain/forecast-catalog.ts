@@ -54,6 +54,13 @@ export interface ForecastView {
 /** Read side for replicas: the current view, kept current by the adapter. */
 export interface ForecastCatalogReader {
   current(): ForecastView;
+  /**
+   * Where the view can lag the shared manifest (a replica's copy of Redis): re-reads the
+   * manifest (one read at a time, at most one per short interval) and resolves the frame's
+   * metadata or `undefined`. Never rejects (a failed read is `undefined`). Absent where the
+   * view is the manifest.
+   */
+  find?(key: string): Promise<ArchiveMeta | undefined>;
 }
 
 /** Write side for the ingest leader: the manifest as stored, and its replacement. */

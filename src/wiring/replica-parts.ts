@@ -30,6 +30,7 @@ import type { IngestMetrics } from '../observability/ingest-metrics';
 import type { Registry } from 'prom-client';
 import { archiveFormatReports } from '../observability/archive-format-reports';
 import { catalogGauges } from '../observability/catalog-gauges';
+import { forecastGauges } from '../observability/forecast-gauges';
 import type { ArchivesWiring } from './archives';
 import { openArchives } from './open-archives';
 import { closer, type Component } from './component';
@@ -235,6 +236,7 @@ export async function assembleReplica(
     healthy,
   });
   catalogGauges(registry, catalog);
+  forecastGauges(registry, forecasts);
   const usage = replicaUsage(config.usage, logger, registry, useRedis, {
     flushMs: overrides.usageFlushMs,
   });

@@ -42,6 +42,23 @@ export function testMotionField(): Record<string, unknown> {
   };
 }
 
+/**
+ * The forecast fields of a frame's metadata as the contract has them (`kind`, `timestamp` =
+ * valid time, `forecast`, `motion`), for archives a test builds with another writer.
+ */
+export function forecastMetadataOf(
+  id: ForecastFrameId,
+  leads: readonly number[] = [id.lead],
+): Record<string, unknown> {
+  const valid = forecastValidTimestamp(id);
+  return {
+    kind: 'forecast',
+    timestamp: valid,
+    forecast: { base: id.base, lead: id.lead, valid, leads: [...leads], method: TEST_METHOD },
+    motion: testMotionField(),
+  };
+}
+
 export interface ForecastArchiveOptions {
   /** Every lead of the base's cycle (default {@link DEFAULT_LEADS}). */
   readonly leads?: readonly number[];

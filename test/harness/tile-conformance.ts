@@ -9,8 +9,8 @@ import { PMTiles } from 'pmtiles';
 import { PNG } from 'pngjs';
 import { createBufferSource } from '../fixtures/buffer-source';
 import { archiveOf, pyramid } from '../fixtures/archives';
-import { forecastValidTimestamp, type ForecastFrameId } from '../../src/domain/forecast-frames';
-import { testMotionField, TEST_METHOD } from './forecast-archives';
+import type { ForecastFrameId } from '../../src/domain/forecast-frames';
+import { forecastMetadataOf } from './forecast-archives';
 import { request, type RawResponse } from './http-client';
 
 /** A sparse archive (every 7th tile missing) large enough for leaf directories. */
@@ -29,15 +29,11 @@ export function sparseArchive(timestamp: string): Buffer {
  */
 export function sparseForecastArchive(id: ForecastFrameId): Buffer {
   const tiles = pyramid(7, 48).filter((t) => (t.x + t.y + t.z) % 7 !== 3);
-  const valid = forecastValidTimestamp(id);
   return archiveOf(tiles, 7, {
     name: `Conformance forecast ${id.base} +${id.lead}`,
     attribution: 'Test attribution',
     description: 'Sparse test archive',
-    kind: 'forecast',
-    timestamp: valid,
-    forecast: { ...id, valid, leads: [id.lead], method: TEST_METHOD },
-    motion: testMotionField(),
+    ...forecastMetadataOf(id),
   });
 }
 

@@ -33,6 +33,9 @@ export function createRedisForecastWriter(client: RedisClient): ForecastCatalogW
   };
 }
 
+/** A miss re-reads the manifest at most this often (a flood of unknown frames costs little). */
+export const FIND_INTERVAL_MS = 250;
+
 export interface RedisForecastCatalogOptions {
   readonly client: RedisClient;
   /** The shared pub/sub connection. */
@@ -40,6 +43,7 @@ export interface RedisForecastCatalogOptions {
   readonly logger: Logger;
   /** Period of the re-read that covers a missed announcement. */
   readonly resyncMs: number;
+  readonly now?: () => number;
 }
 
 export interface RedisForecastCatalog extends ForecastCatalogReader {
@@ -59,6 +63,9 @@ export function createRedisForecastCatalog(
   let lastText: string | null | undefined;
   let timer: NodeJS.Timeout | undefined;
   let complaint: string | undefined;
+  const now = options.now ?? Date.now;
+  let reading: Promise<void> | undefined;
+  let lastFindMs = -Infinity;
 
   const complain = (problem: string) => {
     if (complaint !== problem)
@@ -85,8 +92,21 @@ export function createRedisForecastCatalog(
     if (channel === FORECASTS_CHANNEL) void refresh();
   };
 
+  /** One re-read at a time, and none within FIND_INTERVAL_MS of the last a miss asked for. */
+  const find = async (key: string) => {
+    if (reading === undefined && now() - lastFindMs >= FIND_INTERVAL_MS) {
+      lastFindMs = now();
+      reading = refresh().finally(() => {
+        reading = undefined;
+      });
+    }
+    await reading;
+    return view.get(key);
+  };
+
   return {
     current: () => view,
+    find,
     refresh,
     async start() {
       subscriber.on('message', onMessage);

@@ -92,9 +92,21 @@ export function forecastFrames(forecasts: ForecastCatalogReader): FrameLookup {
     valid,
     withMeta(id, answer) {
       if (!valid(id)) throw new BadRequestError();
-      const meta = forecasts.current().get(forecastKey({ base: id[0]!, lead: parseLead(id[1]!)! }));
-      if (meta === undefined) throw new NotFoundError();
-      return answer(meta);
+      const base = id[0]!;
+      const key = forecastKey({ base, lead: parseLead(id[1]!)! });
+      const view = forecasts.current();
+      const meta = view.get(key);
+      if (meta !== undefined) return answer(meta);
+      // A base newer than the one listed here may be listed in the shared manifest already
+      // (this replica has not heard yet): asked there, so no replica answers 404 for a frame
+      // another one lists. The listed base and older ones are answered from memory.
+      const listed = view.listedBase;
+      if (forecasts.find === undefined || (listed !== undefined && base <= listed))
+        throw new NotFoundError();
+      return forecasts.find(key).then((found) => {
+        if (found === undefined) throw new NotFoundError();
+        return answer(found);
+      });
     },
     path(meta) {
       const id = parseForecastKey(meta.timestamp)!;
