@@ -1,12 +1,14 @@
 /**
  * The control panel: every DOM read and write of the page lives here, so the session logic
  * stays testable and the markup can change in one place. `data-*` attributes mirror the state
- * (`body[data-radar-state]`, `#time-utc[data-timestamp]`, `body[data-frame-loaded]`) for
- * scripts and the browser test.
+ * (`body[data-radar-state]`, `#time-utc[data-timestamp]` (the shown frame's valid time) and
+ * `[data-key]` (its archive key), `body[data-frame-kind]` (`observed` or `forecast`),
+ * `body[data-frame-loaded]`) for scripts and the browser test.
  */
 import type { RateLimitState } from '../src/client/rate-limit';
 import type { RadarCredentials } from '../src/client/transport';
 import { byId } from './by-id';
+import { frameBadge, frameCount, frameOrigin } from './frame-label';
 import type { PlayerState } from './player';
 import { formatAge, formatClock, formatLocal, formatUtc } from './time-format';
 
@@ -55,7 +57,13 @@ export function createPanel(doc: Document): Panel {
   const age = byId(doc, 'age');
   const slider = byId<HTMLInputElement>(doc, 'slider');
   const play = byId<HTMLButtonElement>(doc, 'play');
-  const frameCount = byId(doc, 'frame-count');
+  const frameCounter = byId(doc, 'frame-count');
+  const frameKind = byId(doc, 'frame-kind');
+  const origin = byId(doc, 'frame-origin');
+  const timeline = byId(doc, 'timeline');
+  const observedBar = byId(doc, 'timeline-observed');
+  const forecastBar = byId(doc, 'timeline-forecast');
+  const cursor = byId(doc, 'timeline-cursor');
   const quota = byId(doc, 'quota');
   const details = byId<HTMLDetailsElement>(doc, 'credentials');
   const form = byId<HTMLFormElement>(doc, 'credentials-form');
@@ -105,20 +113,33 @@ export function createPanel(doc: Document): Panel {
         : 'Requests left: —';
       quota.dataset.remaining = state ? String(state.remaining) : '';
     },
-    setPlayer({ timestamps, index, playing }) {
-      const ts = timestamps[index];
+    setPlayer({ frames, index, playing }) {
+      const frame = frames[index];
+      const ts = frame?.valid;
       timeUtc.textContent = ts ? formatUtc(ts) : '—';
       timeUtc.dataset.timestamp = ts ?? '';
+      timeUtc.dataset.key = frame?.key ?? '';
       timeLocal.textContent = ts ? formatLocal(ts) : '';
-      slider.max = String(Math.max(0, timestamps.length - 1));
+      body.dataset.frameKind = frame?.kind ?? '';
+      frameKind.textContent = frame ? frameBadge(frame) : '';
+      frameKind.hidden = frame === undefined;
+      frameKind.dataset.kind = frame?.kind ?? '';
+      origin.textContent = frame ? frameOrigin(frame) : '';
+      slider.max = String(Math.max(0, frames.length - 1));
       slider.value = String(Math.max(0, index));
-      slider.disabled = timestamps.length < 2;
-      frameCount.textContent = timestamps.length
-        ? `Frame ${index + 1} of ${timestamps.length}`
-        : 'No frames yet';
+      slider.disabled = frames.length < 2;
+      frameCounter.textContent = frameCount(frames, index);
+      // The timeline bar: observed frames, then the forecast frames in their own colour.
+      const forecasts = frames.filter((f) => f.kind === 'forecast').length;
+      observedBar.style.flexGrow = String(frames.length - forecasts);
+      forecastBar.style.flexGrow = String(forecasts);
+      forecastBar.hidden = forecasts === 0;
+      timeline.dataset.forecasts = String(forecasts);
+      cursor.style.left = `${(100 * (Math.max(0, index) + 0.5)) / Math.max(1, frames.length)}%`;
+      cursor.dataset.kind = frame?.kind ?? '';
       // Nothing to play or step through until the first frame is listed.
-      play.disabled = timestamps.length === 0;
-      for (const button of frameButtons) button.disabled = timestamps.length === 0;
+      play.disabled = frames.length === 0;
+      for (const button of frameButtons) button.disabled = frames.length === 0;
       play.textContent = playing ? 'Pause' : 'Play';
       play.setAttribute('aria-pressed', String(playing));
     },

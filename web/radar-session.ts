@@ -6,6 +6,10 @@
  * The session also reads `/legend.json` once and shows the frames in the chosen colour scheme:
  * the archives stay the bytes the service publishes, and the tiles get the scheme's palette in
  * the page (the client library's palette swap, with the legend's colours).
+ *
+ * The timeline is the status's observed frames, then the forecast frames of the latest nowcast
+ * (client library `timeline`). When the nowcast's base changes, the session reads one forecast
+ * frame's TileJSON for the motion field the interpolation moves the echoes along.
  */
 import type { Map as MapLibreMap } from 'maplibre-gl';
 import { RadarApiError, RadarRateLimitError } from '../src/client/errors';
@@ -20,6 +24,9 @@ import { createRadarClient } from '../src/client/radar-client';
 import type { RadarStatus } from '../src/client/status';
 import { watchStatus } from '../src/client/status-watcher';
 import type { RadarCredentials } from '../src/client/transport';
+import type { RadarMotionField } from '../src/client/motion-field';
+import { forecastKey } from '../src/domain/forecast-frames';
+import { createInterpolator, type Interpolator } from './interpolation';
 import type { Panel } from './panel';
 import { createPlayer, type Player } from './player';
 
@@ -47,6 +54,9 @@ export interface RadarSessionOptions {
 export interface RadarSession {
   readonly player: Player;
   readonly frames: RadarFrames;
+  readonly interpolation: Interpolator;
+  /** The nowcast base whose motion field the interpolation uses, if any. */
+  motionBase(): string | undefined;
   status(): RadarStatus | undefined;
   /** Shows the frames in `schemeId` (applied once the legend is read, if it is not yet). */
   setScheme(schemeId: string): void;
@@ -74,8 +84,11 @@ export function createRadarSession(options: RadarSessionOptions): RadarSession {
     beforeId: options.beforeId,
     maxFrames: 48,
   });
+  const interpolation = createInterpolator({ map, frames, beforeId: options.beforeId });
   const player = createPlayer({
     frames,
+    transition: interpolation.transition,
+    warm: (from, to) => interpolation.warm(from, to),
     onChange: (state) => {
       panel.setPlayer(state);
       updateLoaded();
@@ -85,6 +98,31 @@ export function createRadarSession(options: RadarSessionOptions): RadarSession {
   let closed = false;
   let legend: RadarLegend | undefined;
   let scheme = options.scheme;
+  /** The base of the field in use, and the base being read (one read per nowcast). */
+  let motionBase: string | undefined;
+  let motionWanted: string | undefined;
+  const followMotion = (next: RadarStatus) => {
+    const first = next.forecasts[0];
+    if (first === undefined) {
+      motionWanted = motionBase = undefined;
+      interpolation.setMotion(undefined);
+      return;
+    }
+    if (first.base === motionWanted) return;
+    motionWanted = first.base;
+    client
+      .tileJson(forecastKey(first))
+      .then((doc) => {
+        if (closed || motionWanted !== first.base) return;
+        const field: RadarMotionField | undefined = doc.motion;
+        motionBase = field ? first.base : undefined;
+        interpolation.setMotion(field);
+      })
+      .catch((error: unknown) => {
+        if (motionWanted === first.base) motionWanted = undefined; // try again next poll
+        fail(error);
+      });
+  };
   let typeColours = true;
   /** One rewrite per scheme and type setting, so picking the shown one again reloads nothing. */
   const rewrites = new Map<string, ReturnType<typeof schemeRewrite>>();
@@ -95,11 +133,12 @@ export function createRadarSession(options: RadarSessionOptions): RadarSession {
     const key = `${scheme} ${typeColours}`;
     if (!rewrites.has(key)) rewrites.set(key, schemeRewrite(legend, scheme, typeColours));
     frames.setRecolour(rewrites.get(key));
+    interpolation.forget();
   };
 
   const updateLoaded = () => {
     const current = player.current();
-    panel.setFrameLoaded(current !== undefined && frames.isLoaded(current));
+    panel.setFrameLoaded(current !== undefined && frames.isLoaded(current.key));
   };
 
   const fail = (error: unknown) => {
@@ -148,8 +187,10 @@ export function createRadarSession(options: RadarSessionOptions): RadarSession {
     onStatus: (next) => {
       if (closed) return;
       status = next;
-      frames.retain(next.timestamps);
-      player.setTimestamps([...next.timestamps].reverse());
+      const timeline = client.timeline(next);
+      frames.retain(timeline.map((f) => f.key));
+      player.setFrames(timeline);
+      followMotion(next);
       panel.setHealth(next.healthy);
       panel.setLatestAge(next.latest, Date.now());
       if (panel.messageKind() !== 'rate-limit') {
@@ -188,6 +229,8 @@ export function createRadarSession(options: RadarSessionOptions): RadarSession {
   return {
     player,
     frames,
+    interpolation,
+    motionBase: () => motionBase,
     status: () => status,
     setScheme(schemeId) {
       scheme = schemeId;
@@ -206,6 +249,7 @@ export function createRadarSession(options: RadarSessionOptions): RadarSession {
       unsubscribeError();
       map.off('sourcedata', onMapData);
       map.off('idle', onMapData);
+      interpolation.close();
       frames.remove();
     },
   };

@@ -5,17 +5,19 @@
  * would bypass the rate-limit handling, hence this small wrapper.
  */
 import { EtagMismatch, type RangeResponse, type Source } from 'pmtiles';
+import { framePathStem } from './frame-paths';
 import type { RadarTransport } from './transport';
 
-/** Service path of a timestamp's archive. */
+/**
+ * Service path of a frame's archive: `/tiles/{timestamp}.pmtiles` for an observed timestamp,
+ * `/forecasts/{base}/{lead}.pmtiles` for a forecast frame key (`forecast-{base}-{LLL}`).
+ */
 export function archivePath(timestamp: string): string {
-  if (!/^[0-9]{12}$/.test(timestamp))
-    throw new RangeError(`not a 12-digit timestamp: ${timestamp}`);
-  return `/tiles/${timestamp}.pmtiles`;
+  return `${framePathStem(timestamp)}.pmtiles`;
 }
 
 /**
- * The source of `timestamp`'s archive. Its key is the archive's absolute URL, so a MapLibre
+ * The source of `timestamp`'s archive (an observed timestamp or a forecast frame key). Its key is the archive's absolute URL, so a MapLibre
  * style can name it as `pmtiles://{url}`. Published archives never change, so a changed strong
  * ETag raises pmtiles' `EtagMismatch` (pmtiles then reloads the header once).
  *

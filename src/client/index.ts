@@ -6,6 +6,8 @@
 export { archivePath, createArchiveSource } from './archive-source';
 export { RadarApiError, RadarRateLimitError, RadarResponseError } from './errors';
 export { explainError } from './explain-error';
+export { parseForecastInfo, type RadarForecastInfo } from './forecast-info';
+export { framePathStem } from './frame-paths';
 export {
   LEGEND_PATH,
   legendPalette,
@@ -31,9 +33,26 @@ export {
   type RadarFramesOptions,
   type RadarMapLike,
 } from './map-frames';
+export {
+  MAX_MOTION_COLUMNS,
+  motionAt,
+  parseMotionField,
+  type RadarMotionField,
+} from './motion-field';
 export { createRadarClient, type RadarClient, type RadarClientOptions } from './radar-client';
 export { readRateLimit, retryDelayMs, type HeaderReader, type RateLimitState } from './rate-limit';
-export { parseRadarStatus, timestampToDate, type RadarStatus } from './status';
+export {
+  parseRadarStatus,
+  timestampToDate,
+  type RadarStatus,
+  type RadarStatusForecast,
+} from './status';
+export {
+  radarTimeline,
+  type ForecastTimelineFrame,
+  type ObservedTimelineFrame,
+  type RadarTimelineFrame,
+} from './timeline';
 // The public surface re-exports what radar-client.ts imports; the lists match by design.
 export {
   parseTileJson,

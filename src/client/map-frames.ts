@@ -4,6 +4,7 @@
  * animation does not flash; MapLibre skips drawing them. A bounded number of frames stays on
  * the map (least recently used go first) so a long loop cannot exhaust memory or the quota.
  */
+import { LRUCache } from 'lru-cache';
 import { Protocol } from 'pmtiles';
 import type { PaletteRewrite } from '../palette/scheme-rewrite';
 import {
@@ -65,6 +66,8 @@ export interface RadarFramesOptions {
   readonly idPrefix?: string;
   /** Frames kept on the map at once (default 40; at least 2). */
   readonly maxFrames?: number;
+  /** Tile bodies kept for {@link RadarFrames.tile} (default 512). */
+  readonly maxTiles?: number;
 }
 
 /** The radar frames of one map. */
@@ -90,6 +93,19 @@ export interface RadarFrames {
    * of one view, not of every frame kept).
    */
   setRecolour(rewrite: PaletteRewrite | undefined): void;
+  /**
+   * One tile of an on-map frame as the map shows it (PNG bytes, recoloured), for drawing the
+   * frame outside MapLibre (the viewer's interpolation). Tiles the map loaded are answered from
+   * memory, costing no request; others are read through the frame's archive reader.
+   * `undefined` when the frame is not on the map or the tile holds no echo.
+   */
+  tile(
+    key: string,
+    z: number,
+    x: number,
+    y: number,
+    signal?: AbortSignal,
+  ): Promise<Uint8Array | undefined>;
   /** Removes every frame and, if this helper registered it, the protocol. */
   remove(): void;
 }
@@ -101,17 +117,22 @@ export interface RadarFrames {
 export function recolouringHandler(
   handler: ProtocolHandler,
   current: () => PaletteRewrite | undefined,
+  onTile?: (url: string, data: Uint8Array) => void,
 ): ProtocolHandler {
   return (request, abortController) =>
     handler(request, abortController).then((response) => {
       const rewrite = current();
       const data = response.data;
       // TileJSON comes back as an object; a missing tile as an empty body.
-      if (rewrite === undefined || !(data instanceof Uint8Array) || data.length === 0)
-        return response;
-      return { ...response, data: rewrite(data) };
+      if (!(data instanceof Uint8Array) || data.length === 0) return response;
+      const shown = rewrite === undefined ? data : rewrite(data);
+      onTile?.(request.url, shown);
+      return shown === data ? response : { ...response, data: shown };
     });
 }
+
+/** `pmtiles://{archive}/{z}/{x}/{y}` of a tile request URL (its extension dropped). */
+const tileCacheKey = (url: string) => url.replace(/(\/\d+\/\d+\/\d+)\.[a-z]+$/, '$1');
 
 /** Adds radar frames to `options.map`; call after the map's `load` event. */
 export function createRadarFrames(options: RadarFramesOptions): RadarFrames {
@@ -121,12 +142,18 @@ export function createRadarFrames(options: RadarFramesOptions): RadarFrames {
   const protocol = options.protocol ?? new Protocol({ metadata: true });
   const ownsProtocol = options.protocol === undefined;
   let recolour: PaletteRewrite | undefined;
+  /** Tile bodies the map was handed, by `pmtiles://` URL without extension. */
+  const tiles = new LRUCache<string, Uint8Array>({ max: options.maxTiles ?? 512 });
   if (ownsProtocol) {
     if (!options.maplibre)
       throw new TypeError('createRadarFrames needs `maplibre` or a registered `protocol`');
     options.maplibre.addProtocol(
       PMTILES_SCHEME,
-      recolouringHandler(guardedProtocolHandler(protocol), () => recolour),
+      recolouringHandler(
+        guardedProtocolHandler(protocol),
+        () => recolour,
+        (url, data) => tiles.set(tileCacheKey(url), data),
+      ),
     );
   }
   const registry = createFrameRegistry(client, protocol);
@@ -205,13 +232,29 @@ export function createRadarFrames(options: RadarFramesOptions): RadarFrames {
       if (!ownsProtocol)
         throw new TypeError('setRecolour needs the protocol this helper registered');
       recolour = rewrite;
+      tiles.clear();
       // Sources cache decoded tiles: new sources load them again through the new palette.
       // The archive readers stay, so no header or directory is read twice.
       const current = shown;
       for (const timestamp of [...onMap]) drop(timestamp, false);
       if (current !== undefined) show(current);
     },
+    async tile(key, z, x, y, signal) {
+      if (!onMap.has(key)) return undefined;
+      const source = registry.register(key); // `pmtiles://{archive URL}`, already registered
+      const url = `${source}/${z}/${x}/${y}`;
+      const kept = tiles.get(url);
+      if (kept !== undefined) return kept;
+      const reader = protocol.tiles.get(source.slice(`${PMTILES_SCHEME}://`.length));
+      const answer = await reader?.getZxy(z, x, y, signal);
+      if (answer === undefined || answer.data.byteLength === 0) return undefined;
+      const bytes = new Uint8Array(answer.data);
+      const shown = recolour === undefined ? bytes : recolour(bytes);
+      tiles.set(url, shown);
+      return shown;
+    },
     remove() {
+      tiles.clear();
       for (const timestamp of [...onMap]) drop(timestamp);
       if (ownsProtocol) options.maplibre?.removeProtocol(PMTILES_SCHEME);
     },

@@ -10,6 +10,7 @@ import { RadarResponseError } from './errors';
 import { LEGEND_PATH, parseLegend, type RadarLegend } from './legend';
 import type { RateLimitState } from './rate-limit';
 import { parseRadarStatus, type RadarStatus } from './status';
+import { radarTimeline, type RadarTimelineFrame } from './timeline';
 import {
   parseTileJson,
   tileJsonPath,
@@ -34,6 +35,12 @@ export interface RadarClient {
    * release of the service, so one read per page is enough.
    */
   legend(signal?: AbortSignal): Promise<RadarLegend>;
+  /**
+   * The status's observed and forecast frames as one timeline, oldest first, each with its kind
+   * and URLs (see `timeline.ts`). Every method below that takes a `timestamp` also takes a
+   * timeline frame's `key`, so forecast frames are read exactly like observed ones.
+   */
+  timeline(status: Pick<RadarStatus, 'timestamps' | 'forecasts'>): RadarTimelineFrame[];
   /** Absolute URL of a timestamp's archive (also its pmtiles source key). */
   archiveUrl(timestamp: string): string;
   /**
@@ -45,7 +52,10 @@ export interface RadarClient {
   tileUrl(timestamp: string): string;
   /** Absolute URL of `timestamp`'s TileJSON. */
   tileJsonUrl(timestamp: string): string;
-  /** `timestamp`'s TileJSON, fetched with the credentials and validated. */
+  /**
+   * `timestamp`'s TileJSON, fetched with the credentials and validated. A forecast frame's
+   * carries `forecast` (base, lead, valid time, method) and `motion`, decoded.
+   */
   tileJson(timestamp: string, signal?: AbortSignal): Promise<RadarTileJson>;
   /**
    * One tile as a PNG `Blob`, fetched with both credentials and the client's 429 handling
@@ -94,6 +104,7 @@ export function createRadarClient(
     async legend(signal) {
       return parseLegend(await getJson(http, LEGEND_PATH, 'legend', signal));
     },
+    timeline: (status) => radarTimeline(status, http.url),
     archiveUrl: (timestamp) => http.url(archivePath(timestamp)),
     tileUrl: (timestamp) => http.url(tileTemplatePath(timestamp)),
     tileJsonUrl: (timestamp) => http.url(tileJsonPath(timestamp)),

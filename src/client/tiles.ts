@@ -5,32 +5,29 @@
  * so every tile URL inside the archive's bounds and zoom range yields an image.
  */
 import { RadarResponseError } from './errors';
+import { framePathStem } from './frame-paths';
+import { parseForecastInfo, type RadarForecastInfo } from './forecast-info';
+import { parseMotionField, type RadarMotionField } from './motion-field';
 
-const TIMESTAMP = /^[0-9]{12}$/;
+// Each path takes a frame key: an observed timestamp or a forecast frame key (frame-paths.ts).
 
-function checkTimestamp(timestamp: string): void {
-  if (!TIMESTAMP.test(timestamp)) throw new RangeError(`not a 12-digit timestamp: ${timestamp}`);
-}
-
-/** Service path of a timestamp's TileJSON. */
+/** Service path of a frame's TileJSON (`/tiles/{timestamp}.json`, `/forecasts/{base}/{lead}.json`). */
 export function tileJsonPath(timestamp: string): string {
-  checkTimestamp(timestamp);
-  return `/tiles/${timestamp}.json`;
+  return `${framePathStem(timestamp)}.json`;
 }
 
 /** Service path of one tile (no validation of the zoom range: the server answers 400). */
 export function tilePath(timestamp: string, z: number, x: number, y: number): string {
-  checkTimestamp(timestamp);
+  const stem = framePathStem(timestamp);
   for (const v of [z, x, y]) {
     if (!Number.isInteger(v) || v < 0) throw new RangeError(`not a tile coordinate: ${v}`);
   }
-  return `/tiles/${timestamp}/${z}/${x}/${y}.png`;
+  return `${stem}/${z}/${x}/${y}.png`;
 }
 
-/** Path template of a timestamp's tiles, `{z}`, `{x}`, `{y}` left for the map library. */
+/** Path template of a frame's tiles, `{z}`, `{x}`, `{y}` left for the map library. */
 export function tileTemplatePath(timestamp: string): string {
-  checkTimestamp(timestamp);
-  return `/tiles/${timestamp}/{z}/{x}/{y}.png`;
+  return `${framePathStem(timestamp)}/{z}/{x}/{y}.png`;
 }
 
 /** The TileJSON 3.0.0 fields the service fills (`GET /tiles/{timestamp}.json`). */
@@ -47,6 +44,10 @@ export interface RadarTileJson {
   readonly bounds: readonly [number, number, number, number];
   /** [longitude, latitude, zoom]. */
   readonly center?: readonly [number, number, number];
+  /** A forecast frame's identity (base, lead, valid time, every lead, method); absent when observed. */
+  readonly forecast?: RadarForecastInfo;
+  /** The motion the forecast moved the echoes along, decoded; absent when observed. */
+  readonly motion?: RadarMotionField;
 }
 
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -70,5 +71,11 @@ export function parseTileJson(body: unknown): RadarTileJson {
     throw new RadarResponseError('TileJSON.bounds is not [west, south, east, north]');
   if (doc.center !== undefined && (!Array.isArray(doc.center) || !doc.center.every(isNumber)))
     throw new RadarResponseError('TileJSON.center is not [lon, lat, zoom]');
-  return doc as unknown as RadarTileJson;
+  const tileJson = doc as unknown as RadarTileJson;
+  if (doc.forecast === undefined && doc.motion === undefined) return tileJson;
+  return {
+    ...tileJson,
+    ...(doc.forecast !== undefined ? { forecast: parseForecastInfo(doc.forecast) } : {}),
+    ...(doc.motion !== undefined ? { motion: parseMotionField(doc.motion) } : {}),
+  };
 }

@@ -238,6 +238,23 @@ it('play advances through the frames', async () => {
   expect(await page.textContent('#play')).toBe('Play');
   expect(seen.size).toBeGreaterThanOrEqual(4);
   for (const ts of seen) expect(timestamps).toContain(ts);
+  // No nowcast published, so no motion field: frames change without interpolation.
+  const interpolation = await page.evaluate(() => {
+    const session = (
+      window as unknown as {
+        radarViewer: {
+          session(): { interpolation: { hasMotion(): boolean; stats(): { pictures: number } } };
+        };
+      }
+    ).radarViewer.session();
+    return {
+      motion: session.interpolation.hasMotion(),
+      pictures: session.interpolation.stats().pictures,
+    };
+  });
+  expect(interpolation).toEqual({ motion: false, pictures: 0 });
+  expect(await page.getAttribute('#timeline', 'data-forecasts')).toBe('0');
+  expect(await page.getAttribute('body', 'data-frame-kind')).toBe('observed');
 });
 
 async function connectWith(apiKey: string, appId: string): Promise<void> {

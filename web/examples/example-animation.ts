@@ -100,15 +100,16 @@ export function animateLatestFrames(client: RadarClient, layers: FrameLayers): v
     frames: layers,
     loopFrames: LOOP_FRAMES,
     onChange: (state) => {
-      const timestamp = state.timestamps[state.index];
-      if (timestamp !== undefined) showFrameTime(timestamp);
+      const frame = state.frames[state.index];
+      if (frame !== undefined) showFrameTime(frame.valid);
     },
   });
   watchStatus(client, {
     onStatus: (status) => {
       const loop = status.timestamps.slice(0, LOOP_FRAMES).reverse(); // oldest first
       layers.retain(loop);
-      player.setTimestamps(loop);
+      // Observed frames only: these examples show no forecast frames.
+      player.setFrames(client.timeline({ timestamps: loop, forecasts: [] }));
       if (player.state().index < 0) player.latest();
       player.play();
     },

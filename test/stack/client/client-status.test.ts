@@ -40,6 +40,7 @@ describe('against the service', () => {
       healthy: expect.any(Boolean),
       latest: NEWER,
       timestamps: [NEWER, OLDER],
+      forecasts: [],
     });
   });
 
@@ -69,7 +70,7 @@ describe('parseRadarStatus', () => {
   it('sorts newest first and drops duplicates (whatever order a server lists)', () => {
     expect(
       parseRadarStatus({ healthy: true, latest: NEWER, timestamps: [OLDER, NEWER, OLDER] }),
-    ).toEqual({ healthy: true, latest: NEWER, timestamps: [NEWER, OLDER] });
+    ).toEqual({ healthy: true, latest: NEWER, timestamps: [NEWER, OLDER], forecasts: [] });
   });
 
   it.each([

@@ -13,6 +13,7 @@ import {
   type RadarMapLike,
 } from '../../../src/client/map-frames';
 import { createRadarClient } from '../../../src/client/radar-client';
+import { pngPyramidArchive, tileBytes } from '../../fixtures/archives';
 
 interface Layer {
   id: string;
@@ -171,4 +172,39 @@ it('the recolouring handler rewrites tile bodies only: not TileJSON, not missing
   rewrite = undefined;
   answers.push(new Uint8Array([4]));
   expect((await handler(request, new AbortController())).data).toEqual(new Uint8Array([4]));
+});
+
+it('tile(): tiles the map was handed come from memory, recoloured; others through the reader', async () => {
+  const archive = pngPyramidArchive('forecast-202611221400-030', 2, 300, 'forecast');
+  const ranges: string[] = [];
+  const served = createRadarClient({
+    baseUrl: 'http://radar.test',
+    credentials: { apiKey: 'k', appId: 'a' },
+    fetch: async (input, init) => {
+      const range = new Headers(init?.headers).get('Range')!;
+      ranges.push(`${String(input)} ${range}`);
+      const [, from, to] = /bytes=(\d+)-(\d+)/.exec(range)!;
+      const body = archive.subarray(Number(from), Math.min(Number(to) + 1, archive.length));
+      return new Response(new Uint8Array(body), { status: 206, headers: { ETag: '"a"' } });
+    },
+  });
+  const { map } = memoryMap();
+  const { maplibre, registered } = protocols();
+  const frames = createRadarFrames({ map, client: served, maplibre });
+  const key = 'forecast-202611221400-030';
+  expect(await frames.tile(key, 1, 0, 0)).toBeUndefined(); // not on the map
+  frames.show(key);
+  frames.setRecolour((png) => png.map((b) => b ^ 0xff));
+  frames.show(key);
+  const handler = registered.get('pmtiles') as ProtocolHandler;
+  const url = `pmtiles://${served.archiveUrl(key)}/1/0/0.png`;
+  expect(url).toContain('/forecasts/202611221400/30.pmtiles/1/0/0.png');
+  const shown = (await handler({ url, type: 'image' }, new AbortController())).data as Uint8Array;
+  const requests = ranges.length;
+  expect(await frames.tile(key, 1, 0, 0)).toBe(shown); // from memory: no request
+  expect(ranges.length).toBe(requests);
+  const other = await frames.tile(key, 2, 1, 1); // never shown: read through the reader
+  expect(other).toEqual(Buffer.from(tileBytes(2, 1, 1, 300)).map((b) => b ^ 0xff));
+  expect(ranges.length).toBeGreaterThanOrEqual(requests);
+  frames.remove();
 });
