@@ -34,6 +34,11 @@ export interface InterpolationStats {
   /** Mean and longest time to compute and draw one picture, ms. */
   readonly meanPictureMs: number;
   readonly maxPictureMs: number;
+  /**
+   * Mean time between two consecutive pictures of one transition on screen, ms: everything
+   * the browser does per animation frame (the picture and the map's render) counted.
+   */
+  readonly meanIntervalMs: number;
   /** Mean time to gather and decode both frames' tiles before a transition, ms. */
   readonly meanPrepareMs: number;
 }
@@ -84,7 +89,15 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
   const canvas = document.createElement('canvas');
   const context = canvas.getContext('2d')!;
   let field: RadarMotionField | undefined;
-  const totals = { transitions: 0, pictures: 0, pictureMs: 0, maxPictureMs: 0, prepares: 0 };
+  const totals = {
+    transitions: 0,
+    pictures: 0,
+    pictureMs: 0,
+    maxPictureMs: 0,
+    prepares: 0,
+    intervals: 0,
+    intervalMs: 0,
+  };
   let prepareMs = 0;
 
   /** Whether two frames can be interpolated: a motion field, and a short step forward in time. */
@@ -204,11 +217,16 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
       const started = performance.now();
       picture(prepared, 0);
       showPicture(from, true);
+      let last = started;
       try {
         for (;;) {
           await nextFrame();
-          const t = (performance.now() - started) / durationMs;
+          const now = performance.now();
+          const t = (now - started) / durationMs;
           if (signal.aborted || t >= 1) break;
+          totals.intervals++;
+          totals.intervalMs += now - last;
+          last = now;
           picture(prepared, t);
         }
       } finally {
@@ -235,6 +253,7 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
       pictures: totals.pictures,
       meanPictureMs: totals.pictures ? totals.pictureMs / totals.pictures : 0,
       maxPictureMs: totals.maxPictureMs,
+      meanIntervalMs: totals.intervals ? totals.intervalMs / totals.intervals : 0,
       meanPrepareMs: totals.prepares ? prepareMs / totals.prepares : 0,
     }),
     forget: () => drawn.clear(),

@@ -66,6 +66,7 @@ interface SessionHandle {
       pictures: number;
       meanPictureMs: number;
       maxPictureMs: number;
+      meanIntervalMs: number;
       meanPrepareMs: number;
     };
   };
@@ -280,8 +281,17 @@ it('interpolates along the motion: halfway between two frames the echo lies half
   await mapIdle(page);
   expect(Math.abs((await mapEcho(page)).mean - earlier.mean)).toBeLessThan(0.3);
 
-  // Playing runs the interpolation between frames; its cost per picture is reported.
+  // Playing runs the interpolation between frames; its cost per picture is reported, and the
+  // player's time per frame (nominally 500 ms): when the frame changes, as the page marks it.
   await showFrame(page, 0);
+  await page.evaluate(() => {
+    const changes: number[] = [];
+    (window as unknown as { frameChanges: number[] }).frameChanges = changes;
+    new MutationObserver(() => changes.push(performance.now())).observe(
+      document.getElementById('time-utc')!,
+      { attributes: true, attributeFilter: ['data-key'] },
+    );
+  });
   await page.click('#play');
   await page.waitForFunction(
     () =>
@@ -294,7 +304,19 @@ it('interpolates along the motion: halfway between two frames the echo lies half
   const stats = await page.evaluate(() =>
     (window as unknown as SessionWindow).radarViewer.session().interpolation.stats(),
   );
-  console.info(`[figure] viewer interpolation (1280x800, SwiftShader): ${JSON.stringify(stats)}`);
+  const changes = await page.evaluate(
+    () => (window as unknown as { frameChanges: number[] }).frameChanges,
+  );
+  const periods = changes
+    .slice(1)
+    .map((at, i) => at - changes[i]!)
+    .sort((a, b) => a - b);
+  const figure = {
+    ...stats,
+    picturesPerTransition: stats.pictures / stats.transitions,
+    medianFramePeriodMs: periods[Math.floor(periods.length / 2)],
+  };
+  console.info(`[figure] viewer interpolation (1280x800, SwiftShader): ${JSON.stringify(figure)}`);
   expect(stats.pictures).toBeGreaterThanOrEqual(stats.transitions);
   await page.close();
   expect(pageErrors).toEqual([]);
