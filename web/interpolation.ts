@@ -1,7 +1,8 @@
 /**
  * Smooth animation: between two consecutive frames the page shows pictures interpolated along
- * the motion field (see motion-warp.ts), in a MapLibre canvas source placed where the radar
- * layers are (below the borders), instead of jumping from one frame to the next. The frames'
+ * the motion field (see motion-warp.ts), drawn on the GPU by a MapLibre custom layer placed
+ * where the radar layers are (below the borders, warp-layer.ts), instead of jumping from one
+ * frame to the next. Each picture is one draw call at the moment the map renders. The frames'
  * tiles come from what the map already loaded (`RadarFrames.tile`), so interpolation costs no
  * request in the usual case. Without a motion field (no nowcast published) it does nothing and
  * frames change as before.
@@ -10,15 +11,15 @@
  * it drives the interpolation between forecast frames and, as the best estimate of the current
  * motion, between past frames too.
  */
-import type { CanvasSource, Map as MapLibreMap } from 'maplibre-gl';
+import type { Map as MapLibreMap } from 'maplibre-gl';
 import type { RadarFrames } from '../src/client/map-frames';
 import type { RadarMotionField } from '../src/client/motion-field';
 import type { RadarTimelineFrame } from '../src/client/timeline';
-import { displacementGrid, warpBlend, type MercatorImage, type WarpPair } from './motion-warp';
+import { displacementGrid, type MercatorImage } from './motion-warp';
 import type { FrameTransition } from './player';
-import { drawMosaic, mosaicCorners, viewLayout, type MosaicLayout } from './view-mosaic';
+import { drawMosaic, viewLayout, type MosaicLayout } from './view-mosaic';
+import { createWarpLayer, type WarpPicture } from './warp-layer';
 
-const SOURCE = 'radar-interpolated';
 const LAYER = 'radar-interpolated-layer';
 /** Pixels per side of a block sharing one displacement (the field's cells are far larger). */
 const BLOCK = 8;
@@ -29,9 +30,9 @@ const MAX_GAP_MINUTES = 30;
 export interface InterpolationStats {
   /** Transitions that drew at least one interpolated picture. */
   readonly transitions: number;
-  /** Interpolated pictures drawn. */
+  /** Interpolated pictures drawn while transitions ran (held pictures not counted). */
   readonly pictures: number;
-  /** Mean and longest time to compute and draw one picture, ms. */
+  /** Mean and longest time the page spends on one picture (its draw call; uploads), ms. */
   readonly meanPictureMs: number;
   readonly maxPictureMs: number;
   /**
@@ -75,19 +76,22 @@ export interface InterpolatorOptions {
   readonly durationMs?: number;
 }
 
-interface Prepared {
-  readonly pair: WarpPair;
-  readonly out: ImageData;
-}
-
-const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+/** Resolves after `ms`, or at once when `signal` aborts. */
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
+  });
 
 /** Creates the interpolator; it adds its source and layer on first use. */
 export function createInterpolator(options: InterpolatorOptions): Interpolator {
   const { map, frames, beforeId } = options;
   const durationMs = options.durationMs ?? 350;
-  const canvas = document.createElement('canvas');
-  const context = canvas.getContext('2d')!;
   let field: RadarMotionField | undefined;
   const totals = {
     transitions: 0,
@@ -99,6 +103,24 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
     intervalMs: 0,
   };
   let prepareMs = 0;
+  /** When the running transition's last picture was drawn (undefined: none running). */
+  let lastPicture: number | undefined;
+  const warp = createWarpLayer({
+    id: LAYER,
+    map,
+    onPicture(ms) {
+      if (lastPicture === undefined) return; // a held picture, not animation
+      totals.pictures++;
+      totals.pictureMs += ms;
+      totals.maxPictureMs = Math.max(totals.maxPictureMs, ms);
+      const now = performance.now();
+      if (lastPicture > 0) {
+        totals.intervals++;
+        totals.intervalMs += now - lastPicture;
+      }
+      lastPicture = now;
+    },
+  });
 
   /** Whether two frames can be interpolated: a motion field, and a short step forward in time. */
   const interpolable = (from: RadarTimelineFrame, to: RadarTimelineFrame) => {
@@ -129,7 +151,7 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
     from: RadarTimelineFrame,
     to: RadarTimelineFrame,
     signal: AbortSignal,
-  ): Promise<Prepared | undefined> => {
+  ): Promise<WarpPicture | undefined> => {
     if (!interpolable(from, to)) return undefined;
     const minutes = (to.validMs - from.validMs) / 60_000;
     const motion = field!;
@@ -149,52 +171,29 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
       height,
     };
     const { dx, dy } = displacementGrid(motion, image, minutes, BLOCK);
-    canvas.width = width;
-    canvas.height = height;
-    const coordinates = mosaicCorners(at);
-    if (map.getLayer(LAYER)) map.removeLayer(LAYER);
-    if (map.getSource(SOURCE)) map.removeSource(SOURCE);
-    // Added paused: MapLibre re-reads the canvas on every render only while it is shown.
-    map.addSource(SOURCE, { type: 'canvas', canvas, coordinates, animate: false });
-    map.addLayer(
-      {
-        id: LAYER,
-        type: 'raster',
-        source: SOURCE,
-        paint: { 'raster-opacity': 0, 'raster-fade-duration': 0, 'raster-resampling': 'nearest' },
-      },
-      beforeId,
-    );
+    if (!map.getLayer(LAYER)) map.addLayer(warp.layer, beforeId);
     prepareMs += performance.now() - started;
     totals.prepares++;
+    const bounds = [at.x0, at.y0, at.x1 + 1, at.y1 + 1].map((v) => v / at.n);
     return {
-      pair: { width, height, a, b, block: BLOCK, dx, dy },
-      out: context.createImageData(width, height),
+      width,
+      height,
+      a,
+      b,
+      block: BLOCK,
+      dx,
+      dy,
+      bounds: bounds as [number, number, number, number],
     };
   };
 
-  const picture = (prepared: Prepared, t: number) => {
-    const started = performance.now();
-    warpBlend(prepared.pair, t, prepared.out.data);
-    context.putImageData(prepared.out, 0, 0);
-    const ms = performance.now() - started;
-    totals.pictures++;
-    totals.pictureMs += ms;
-    totals.maxPictureMs = Math.max(totals.maxPictureMs, ms);
-  };
-
-  /** Shows the picture instead of `from`, or `from` again (`on` false). */
-  const showPicture = (from: RadarTimelineFrame | undefined, on: boolean) => {
-    const source = map.getSource(SOURCE) as CanvasSource | undefined;
-    if (map.getLayer(LAYER)) map.setPaintProperty(LAYER, 'raster-opacity', on ? 1 : 0);
-    if (on) {
-      source?.play();
-      if (from) map.setPaintProperty(frames.layerId(from.key), 'raster-opacity', 0);
-    } else {
-      source?.pause();
-      if (from) frames.show(from.key);
-    }
-    map.triggerRepaint();
+  /** Hides `from` under the picture. */
+  const hideFrame = (from: RadarTimelineFrame) =>
+    map.setPaintProperty(frames.layerId(from.key), 'raster-opacity', 0);
+  /** Hides the picture and shows `shown` again. */
+  const hidePicture = (shown: RadarTimelineFrame | undefined) => {
+    warp.hide();
+    if (shown) frames.show(shown.key);
   };
 
   let held: AbortController | undefined;
@@ -215,22 +214,15 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
       if (prepared === undefined || signal.aborted) return;
       totals.transitions++;
       const started = performance.now();
-      picture(prepared, 0);
-      showPicture(from, true);
-      let last = started;
+      // The map renders continuously meanwhile; each render draws the picture of its moment.
+      lastPicture = 0;
+      warp.show(prepared, () => (performance.now() - started) / durationMs, true);
+      hideFrame(from);
       try {
-        for (;;) {
-          await nextFrame();
-          const now = performance.now();
-          const t = (now - started) / durationMs;
-          if (signal.aborted || t >= 1) break;
-          totals.intervals++;
-          totals.intervalMs += now - last;
-          last = now;
-          picture(prepared, t);
-        }
+        await sleep(durationMs, signal);
       } finally {
-        showPicture(from, false);
+        lastPicture = undefined;
+        hidePicture(from);
       }
     },
     async hold(from, to, t) {
@@ -239,14 +231,14 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
       held = controller;
       const prepared = await prepare(from, to, controller.signal);
       if (prepared === undefined || controller.signal.aborted) return false;
-      picture(prepared, t);
-      showPicture(from, true);
+      warp.show(prepared, () => t, false);
+      hideFrame(from);
       return true;
     },
     release(shown) {
       held?.abort();
       held = undefined;
-      showPicture(shown, false);
+      hidePicture(shown);
     },
     stats: () => ({
       transitions: totals.transitions,
@@ -256,12 +248,14 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
       meanIntervalMs: totals.intervals ? totals.intervalMs / totals.intervals : 0,
       meanPrepareMs: totals.prepares ? prepareMs / totals.prepares : 0,
     }),
-    forget: () => drawn.clear(),
+    forget() {
+      drawn.clear();
+      warp.forget();
+    },
     close() {
       held?.abort();
       drawn.clear();
       if (map.getLayer(LAYER)) map.removeLayer(LAYER);
-      if (map.getSource(SOURCE)) map.removeSource(SOURCE);
     },
   };
 }
