@@ -23,6 +23,8 @@ import { createWarpLayer, type WarpPicture } from './warp-layer';
 const LAYER = 'radar-interpolated-layer';
 /** Pixels per side of a block sharing one displacement (the field's cells are far larger). */
 const BLOCK = 8;
+/** Frame pictures kept: the running transition's two, the next one's B, and one spare. */
+const KEPT_FRAMES = 4;
 /** Frames further apart than this are not interpolated (a gap in the list). */
 const MAX_GAP_MINUTES = 30;
 
@@ -40,8 +42,14 @@ export interface InterpolationStats {
    * the browser does per animation frame (the picture and the map's render) counted.
    */
   readonly meanIntervalMs: number;
-  /** Mean time to gather and decode both frames' tiles before a transition, ms. */
+  /**
+   * Mean and longest time to gather and decode both frames' tiles before a transition (or a
+   * held picture), ms: what a transition waits when its frames were not drawn ahead.
+   */
   readonly meanPrepareMs: number;
+  readonly maxPrepareMs: number;
+  /** Frame pictures drawn from tiles (each frame once while playing: B is the next one's A). */
+  readonly framesDrawn: number;
 }
 
 /** The interpolation of one session. */
@@ -99,6 +107,8 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
     pictureMs: 0,
     maxPictureMs: 0,
     prepares: 0,
+    maxPrepareMs: 0,
+    framesDrawn: 0,
     intervals: 0,
     intervalMs: 0,
   };
@@ -129,8 +139,9 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
   };
 
   /**
-   * The last frames drawn (or being drawn), by key and layout: a transition's B is the next
-   * one's A, and {@link Interpolator.warm} draws the next B while the current frame is shown.
+   * The frames drawn last (or being drawn), by key and layout, least recently used first: a
+   * transition's B is the next one's A, and {@link Interpolator.warm} draws the next B while
+   * the current transition runs, so the running one's two and the next one's B are kept.
    * Draws are not aborted with a transition: a frame drawn is kept for the next one.
    */
   const drawn = new Map<string, Promise<Uint8ClampedArray>>();
@@ -140,9 +151,11 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
     if (kept === undefined) {
       kept = drawMosaic(frames, key, at);
       kept.catch(() => drawn.delete(id));
-      drawn.set(id, kept);
-      while (drawn.size > 3) drawn.delete(drawn.keys().next().value!);
+      totals.framesDrawn++;
     }
+    drawn.delete(id); // to the end: most recently used
+    drawn.set(id, kept);
+    while (drawn.size > KEPT_FRAMES) drawn.delete(drawn.keys().next().value!);
     return kept;
   };
 
@@ -172,7 +185,9 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
     };
     const { dx, dy } = displacementGrid(motion, image, minutes, BLOCK);
     if (!map.getLayer(LAYER)) map.addLayer(warp.layer, beforeId);
-    prepareMs += performance.now() - started;
+    const waited = performance.now() - started;
+    prepareMs += waited;
+    totals.maxPrepareMs = Math.max(totals.maxPrepareMs, waited);
     totals.prepares++;
     const bounds = [at.x0, at.y0, at.x1 + 1, at.y1 + 1].map((v) => v / at.n);
     return {
@@ -247,6 +262,8 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
       maxPictureMs: totals.maxPictureMs,
       meanIntervalMs: totals.intervals ? totals.intervalMs / totals.intervals : 0,
       meanPrepareMs: totals.prepares ? prepareMs / totals.prepares : 0,
+      maxPrepareMs: totals.maxPrepareMs,
+      framesDrawn: totals.framesDrawn,
     }),
     forget() {
       drawn.clear();

@@ -8,7 +8,7 @@
 import type { CustomLayerInterface, Map as MapLibreMap } from 'maplibre-gl';
 import { createWarpProgram, type WarpProgram } from './warp-program';
 
-/** Frame textures kept (the shown transition's two and the next one's B). */
+/** Frame textures kept: the shown transition's two and one more. */
 const KEPT_TEXTURES = 3;
 
 /** One transition's picture: both frames' RGBA, the displacement grid, where it lies. */

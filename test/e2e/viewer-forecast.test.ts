@@ -68,6 +68,8 @@ interface SessionHandle {
       maxPictureMs: number;
       meanIntervalMs: number;
       meanPrepareMs: number;
+      maxPrepareMs: number;
+      framesDrawn: number;
     };
   };
   motionBase(): string | undefined;
@@ -292,6 +294,9 @@ it('interpolates along the motion: halfway between two frames the echo lies half
       { attributes: true, attributeFilter: ['data-key'] },
     );
   });
+  const before = await page.evaluate(() =>
+    (window as unknown as SessionWindow).radarViewer.session().interpolation.stats(),
+  );
   await page.click('#play');
   await page.waitForFunction(
     () =>
@@ -318,6 +323,10 @@ it('interpolates along the motion: halfway between two frames the echo lies half
   };
   console.info(`[figure] viewer interpolation (1280x800, SwiftShader): ${JSON.stringify(figure)}`);
   expect(stats.pictures).toBeGreaterThanOrEqual(stats.transitions);
+  // Each frame's picture is drawn once while playing (a transition's B is the next one's A,
+  // drawn ahead): the first A, one B per transition, and the next one drawn ahead.
+  const transitions = stats.transitions - before.transitions;
+  expect(stats.framesDrawn - before.framesDrawn).toBeLessThanOrEqual(transitions + 2);
   await page.close();
   expect(pageErrors).toEqual([]);
 });
