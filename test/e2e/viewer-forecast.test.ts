@@ -76,6 +76,21 @@ interface SessionHandle {
 }
 type SessionWindow = { radarViewer: { session(): SessionHandle } };
 
+/** Times the page records while playing (performance.now() of each event). */
+interface Timings {
+  frameChanges: number[];
+  mapRenders: number[];
+}
+
+/** The median time between consecutive events. */
+function medianInterval(times: readonly number[]): number {
+  const gaps = times
+    .slice(1)
+    .map((at, i) => at - times[i]!)
+    .sort((a, b) => a - b);
+  return gaps[Math.floor(gaps.length / 2)]!;
+}
+
 async function open(width: number, height: number): Promise<Page> {
   const page = await browser.context.newPage();
   page.on('pageerror', (error) => pageErrors.push(error.message));
@@ -286,13 +301,18 @@ it('interpolates along the motion: halfway between two frames the echo lies half
   // Playing runs the interpolation between frames; its cost per picture is reported, and the
   // player's time per frame (nominally 500 ms): when the frame changes, as the page marks it.
   await showFrame(page, 0);
+  // And how often the map renders meanwhile (each render shows at most one new picture).
   await page.evaluate(() => {
-    const changes: number[] = [];
-    (window as unknown as { frameChanges: number[] }).frameChanges = changes;
-    new MutationObserver(() => changes.push(performance.now())).observe(
+    const w = window as unknown as Timings & {
+      radarViewer: { map: { on(type: 'render', listener: () => void): unknown } };
+    };
+    w.frameChanges = [];
+    w.mapRenders = [];
+    new MutationObserver(() => w.frameChanges.push(performance.now())).observe(
       document.getElementById('time-utc')!,
       { attributes: true, attributeFilter: ['data-key'] },
     );
+    w.radarViewer.map.on('render', () => w.mapRenders.push(performance.now()));
   });
   const before = await page.evaluate(() =>
     (window as unknown as SessionWindow).radarViewer.session().interpolation.stats(),
@@ -309,17 +329,16 @@ it('interpolates along the motion: halfway between two frames the echo lies half
   const stats = await page.evaluate(() =>
     (window as unknown as SessionWindow).radarViewer.session().interpolation.stats(),
   );
-  const changes = await page.evaluate(
-    () => (window as unknown as { frameChanges: number[] }).frameChanges,
-  );
-  const periods = changes
-    .slice(1)
-    .map((at, i) => at - changes[i]!)
-    .sort((a, b) => a - b);
+  const timings = await page.evaluate(() => {
+    const { frameChanges, mapRenders } = window as unknown as Timings;
+    return { frameChanges, mapRenders };
+  });
   const figure = {
     ...stats,
     picturesPerTransition: stats.pictures / stats.transitions,
-    medianFramePeriodMs: periods[Math.floor(periods.length / 2)],
+    medianFramePeriodMs: medianInterval(timings.frameChanges),
+    medianMapRenderMs: medianInterval(timings.mapRenders),
+    playMs: timings.mapRenders.at(-1)! - timings.mapRenders[0]!,
   };
   console.info(`[figure] viewer interpolation (1280x800, SwiftShader): ${JSON.stringify(figure)}`);
   expect(stats.pictures).toBeGreaterThanOrEqual(stats.transitions);
