@@ -3,7 +3,9 @@
  * (warp-program.ts) over the frames' mosaic, in the map's own WebGL context, at the `t` its
  * owner gives for the moment the map renders. Frame images become textures once and are kept
  * for the next transition (its A is this one's B); all GL work happens in `render`, where
- * MapLibre lets a custom layer own the GL state.
+ * MapLibre lets a custom layer own the GL state. The picture is placed with the projection's
+ * matrix for Web Mercator coordinates, so it assumes the Mercator projection the viewer uses
+ * (a globe would need the projection's own vertex shader prelude).
  */
 import type { CustomLayerInterface, Map as MapLibreMap } from 'maplibre-gl';
 import { createWarpProgram, type WarpProgram } from './warp-program';
