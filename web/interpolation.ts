@@ -1,7 +1,8 @@
 /**
  * Smooth animation: between two consecutive frames the page shows pictures interpolated along
- * the motion field (see motion-warp.ts), in a MapLibre canvas source placed where the radar
- * layers are (below the borders), instead of jumping from one frame to the next. The frames'
+ * the motion field (see motion-warp.ts), drawn on the GPU by a MapLibre custom layer placed
+ * where the radar layers are (below the borders, warp-layer.ts), instead of jumping from one
+ * frame to the next. Each picture is one draw call at the moment the map renders. The frames'
  * tiles come from what the map already loaded (`RadarFrames.tile`), so interpolation costs no
  * request in the usual case. Without a motion field (no nowcast published) it does nothing and
  * frames change as before.
@@ -10,18 +11,20 @@
  * it drives the interpolation between forecast frames and, as the best estimate of the current
  * motion, between past frames too.
  */
-import type { CanvasSource, Map as MapLibreMap } from 'maplibre-gl';
+import type { Map as MapLibreMap } from 'maplibre-gl';
 import type { RadarFrames } from '../src/client/map-frames';
 import type { RadarMotionField } from '../src/client/motion-field';
 import type { RadarTimelineFrame } from '../src/client/timeline';
-import { displacementGrid, warpBlend, type MercatorImage, type WarpPair } from './motion-warp';
+import { displacementGrid, type MercatorImage } from './motion-warp';
 import type { FrameTransition } from './player';
-import { drawMosaic, mosaicCorners, viewLayout, type MosaicLayout } from './view-mosaic';
+import { drawMosaic, viewLayout, type MosaicLayout } from './view-mosaic';
+import { createWarpLayer, type WarpPicture } from './warp-layer';
 
-const SOURCE = 'radar-interpolated';
 const LAYER = 'radar-interpolated-layer';
 /** Pixels per side of a block sharing one displacement (the field's cells are far larger). */
 const BLOCK = 8;
+/** Frame pictures kept: the running transition's two, the next one's B, and one spare. */
+const KEPT_FRAMES = 4;
 /** Frames further apart than this are not interpolated (a gap in the list). */
 const MAX_GAP_MINUTES = 30;
 
@@ -29,13 +32,24 @@ const MAX_GAP_MINUTES = 30;
 export interface InterpolationStats {
   /** Transitions that drew at least one interpolated picture. */
   readonly transitions: number;
-  /** Interpolated pictures drawn. */
+  /** Interpolated pictures drawn while transitions ran (held pictures not counted). */
   readonly pictures: number;
-  /** Mean and longest time to compute and draw one picture, ms. */
+  /** Mean and longest time the page spends on one picture (its draw call; uploads), ms. */
   readonly meanPictureMs: number;
   readonly maxPictureMs: number;
-  /** Mean time to gather and decode both frames' tiles before a transition, ms. */
+  /**
+   * Mean time between two consecutive pictures of one transition on screen, ms: everything
+   * the browser does per animation frame (the picture and the map's render) counted.
+   */
+  readonly meanIntervalMs: number;
+  /**
+   * Mean and longest time to gather and decode both frames' tiles before a transition (or a
+   * held picture), ms: what a transition waits when its frames were not drawn ahead.
+   */
   readonly meanPrepareMs: number;
+  readonly maxPrepareMs: number;
+  /** Frame pictures drawn from tiles (each frame once while playing: B is the next one's A). */
+  readonly framesDrawn: number;
 }
 
 /** The interpolation of one session. */
@@ -70,22 +84,53 @@ export interface InterpolatorOptions {
   readonly durationMs?: number;
 }
 
-interface Prepared {
-  readonly pair: WarpPair;
-  readonly out: ImageData;
-}
-
-const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+/** Resolves after `ms`, or at once when `signal` aborts. */
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
+  });
 
 /** Creates the interpolator; it adds its source and layer on first use. */
 export function createInterpolator(options: InterpolatorOptions): Interpolator {
   const { map, frames, beforeId } = options;
   const durationMs = options.durationMs ?? 350;
-  const canvas = document.createElement('canvas');
-  const context = canvas.getContext('2d')!;
   let field: RadarMotionField | undefined;
-  const totals = { transitions: 0, pictures: 0, pictureMs: 0, maxPictureMs: 0, prepares: 0 };
+  const totals = {
+    transitions: 0,
+    pictures: 0,
+    pictureMs: 0,
+    maxPictureMs: 0,
+    prepares: 0,
+    maxPrepareMs: 0,
+    framesDrawn: 0,
+    intervals: 0,
+    intervalMs: 0,
+  };
   let prepareMs = 0;
+  /** When the running transition's last picture was drawn (undefined: none running). */
+  let lastPicture: number | undefined;
+  const warp = createWarpLayer({
+    id: LAYER,
+    map,
+    onPicture(ms) {
+      if (lastPicture === undefined) return; // a held picture, not animation
+      totals.pictures++;
+      totals.pictureMs += ms;
+      totals.maxPictureMs = Math.max(totals.maxPictureMs, ms);
+      const now = performance.now();
+      if (lastPicture > 0) {
+        totals.intervals++;
+        totals.intervalMs += now - lastPicture;
+      }
+      lastPicture = now;
+    },
+  });
 
   /** Whether two frames can be interpolated: a motion field, and a short step forward in time. */
   const interpolable = (from: RadarTimelineFrame, to: RadarTimelineFrame) => {
@@ -94,8 +139,9 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
   };
 
   /**
-   * The last frames drawn (or being drawn), by key and layout: a transition's B is the next
-   * one's A, and {@link Interpolator.warm} draws the next B while the current frame is shown.
+   * The frames drawn last (or being drawn), by key and layout, least recently used first: a
+   * transition's B is the next one's A, and {@link Interpolator.warm} draws the next B while
+   * the current transition runs, so the running one's two and the next one's B are kept.
    * Draws are not aborted with a transition: a frame drawn is kept for the next one.
    */
   const drawn = new Map<string, Promise<Uint8ClampedArray>>();
@@ -105,9 +151,11 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
     if (kept === undefined) {
       kept = drawMosaic(frames, key, at);
       kept.catch(() => drawn.delete(id));
-      drawn.set(id, kept);
-      while (drawn.size > 3) drawn.delete(drawn.keys().next().value!);
+      totals.framesDrawn++;
     }
+    drawn.delete(id); // to the end: most recently used
+    drawn.set(id, kept);
+    while (drawn.size > KEPT_FRAMES) drawn.delete(drawn.keys().next().value!);
     return kept;
   };
 
@@ -116,7 +164,7 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
     from: RadarTimelineFrame,
     to: RadarTimelineFrame,
     signal: AbortSignal,
-  ): Promise<Prepared | undefined> => {
+  ): Promise<WarpPicture | undefined> => {
     if (!interpolable(from, to)) return undefined;
     const minutes = (to.validMs - from.validMs) / 60_000;
     const motion = field!;
@@ -136,52 +184,31 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
       height,
     };
     const { dx, dy } = displacementGrid(motion, image, minutes, BLOCK);
-    canvas.width = width;
-    canvas.height = height;
-    const coordinates = mosaicCorners(at);
-    if (map.getLayer(LAYER)) map.removeLayer(LAYER);
-    if (map.getSource(SOURCE)) map.removeSource(SOURCE);
-    // Added paused: MapLibre re-reads the canvas on every render only while it is shown.
-    map.addSource(SOURCE, { type: 'canvas', canvas, coordinates, animate: false });
-    map.addLayer(
-      {
-        id: LAYER,
-        type: 'raster',
-        source: SOURCE,
-        paint: { 'raster-opacity': 0, 'raster-fade-duration': 0, 'raster-resampling': 'nearest' },
-      },
-      beforeId,
-    );
-    prepareMs += performance.now() - started;
+    if (!map.getLayer(LAYER)) map.addLayer(warp.layer, beforeId);
+    const waited = performance.now() - started;
+    prepareMs += waited;
+    totals.maxPrepareMs = Math.max(totals.maxPrepareMs, waited);
     totals.prepares++;
+    const bounds = [at.x0, at.y0, at.x1 + 1, at.y1 + 1].map((v) => v / at.n);
     return {
-      pair: { width, height, a, b, block: BLOCK, dx, dy },
-      out: context.createImageData(width, height),
+      width,
+      height,
+      a,
+      b,
+      block: BLOCK,
+      dx,
+      dy,
+      bounds: bounds as [number, number, number, number],
     };
   };
 
-  const picture = (prepared: Prepared, t: number) => {
-    const started = performance.now();
-    warpBlend(prepared.pair, t, prepared.out.data);
-    context.putImageData(prepared.out, 0, 0);
-    const ms = performance.now() - started;
-    totals.pictures++;
-    totals.pictureMs += ms;
-    totals.maxPictureMs = Math.max(totals.maxPictureMs, ms);
-  };
-
-  /** Shows the picture instead of `from`, or `from` again (`on` false). */
-  const showPicture = (from: RadarTimelineFrame | undefined, on: boolean) => {
-    const source = map.getSource(SOURCE) as CanvasSource | undefined;
-    if (map.getLayer(LAYER)) map.setPaintProperty(LAYER, 'raster-opacity', on ? 1 : 0);
-    if (on) {
-      source?.play();
-      if (from) map.setPaintProperty(frames.layerId(from.key), 'raster-opacity', 0);
-    } else {
-      source?.pause();
-      if (from) frames.show(from.key);
-    }
-    map.triggerRepaint();
+  /** Hides `from` under the picture. */
+  const hideFrame = (from: RadarTimelineFrame) =>
+    map.setPaintProperty(frames.layerId(from.key), 'raster-opacity', 0);
+  /** Hides the picture and shows `shown` again. */
+  const hidePicture = (shown: RadarTimelineFrame | undefined) => {
+    warp.hide();
+    if (shown) frames.show(shown.key);
   };
 
   let held: AbortController | undefined;
@@ -202,17 +229,15 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
       if (prepared === undefined || signal.aborted) return;
       totals.transitions++;
       const started = performance.now();
-      picture(prepared, 0);
-      showPicture(from, true);
+      // The map renders continuously meanwhile; each render draws the picture of its moment.
+      lastPicture = 0;
+      warp.show(prepared, () => (performance.now() - started) / durationMs, true);
+      hideFrame(from);
       try {
-        for (;;) {
-          await nextFrame();
-          const t = (performance.now() - started) / durationMs;
-          if (signal.aborted || t >= 1) break;
-          picture(prepared, t);
-        }
+        await sleep(durationMs, signal);
       } finally {
-        showPicture(from, false);
+        lastPicture = undefined;
+        hidePicture(from);
       }
     },
     async hold(from, to, t) {
@@ -221,28 +246,33 @@ export function createInterpolator(options: InterpolatorOptions): Interpolator {
       held = controller;
       const prepared = await prepare(from, to, controller.signal);
       if (prepared === undefined || controller.signal.aborted) return false;
-      picture(prepared, t);
-      showPicture(from, true);
+      warp.show(prepared, () => t, false);
+      hideFrame(from);
       return true;
     },
     release(shown) {
       held?.abort();
       held = undefined;
-      showPicture(shown, false);
+      hidePicture(shown);
     },
     stats: () => ({
       transitions: totals.transitions,
       pictures: totals.pictures,
       meanPictureMs: totals.pictures ? totals.pictureMs / totals.pictures : 0,
       maxPictureMs: totals.maxPictureMs,
+      meanIntervalMs: totals.intervals ? totals.intervalMs / totals.intervals : 0,
       meanPrepareMs: totals.prepares ? prepareMs / totals.prepares : 0,
+      maxPrepareMs: totals.maxPrepareMs,
+      framesDrawn: totals.framesDrawn,
     }),
-    forget: () => drawn.clear(),
+    forget() {
+      drawn.clear();
+      warp.forget();
+    },
     close() {
       held?.abort();
       drawn.clear();
       if (map.getLayer(LAYER)) map.removeLayer(LAYER);
-      if (map.getSource(SOURCE)) map.removeSource(SOURCE);
     },
   };
 }

@@ -6,6 +6,10 @@
  * from its place in A to its place in B instead of fading out in one place and in at another.
  * Samples are nearest-neighbour: the frames are palette images, so no new colours are made
  * beyond the cross-fade.
+ *
+ * The page draws this on the GPU (warp-program.ts, the same arithmetic per pixel);
+ * {@link warpBlend} is its definition in JavaScript, and a browser test checks the shader's
+ * pictures against it.
  */
 import { motionAt, type RadarMotionField } from '../src/client/motion-field';
 

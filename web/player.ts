@@ -36,7 +36,10 @@ export interface PlayerOptions {
   readonly onChange: (state: PlayerState) => void;
   /** Runs between two consecutive frames while playing (not when the loop wraps). */
   readonly transition?: FrameTransition;
-  /** Told the next transition while playing, once its frame is shown (to prepare it ahead). */
+  /**
+   * Told the transition after the one starting, as it starts (and the next one once a frame is
+   * shown), so its frames are prepared while the current transition runs, not when it is due.
+   */
   readonly warm?: (from: RadarTimelineFrame, to: RadarTimelineFrame) => void;
   /** Time per frame while playing (default 500 ms), any transition included. */
   readonly frameMs?: number;
@@ -146,6 +149,8 @@ export function createPlayer(options: PlayerOptions): Player {
       return arrive();
     const controller = new AbortController();
     transition = controller;
+    const after = timeline[target + 1];
+    if (after !== undefined && frames.isLoaded(after.key)) options.warm?.(timeline[target]!, after);
     options
       .transition(from, timeline[target]!, controller.signal)
       .catch(() => undefined)
@@ -192,6 +197,8 @@ export function createPlayer(options: PlayerOptions): Player {
       const start = Math.min(index, Math.max(0, latestObservedIndex(timeline) + 1 - loopFrames));
       loopStart = timeline[start]?.key;
       frames.preload(ahead(index >= last() ? start : index + 1));
+      const next = timeline[index + 1];
+      if (next !== undefined && frames.isLoaded(next.key)) options.warm?.(timeline[index]!, next);
       waitingSince = Date.now();
       changed();
       timer = setTimeout(tick, frameMs);

@@ -80,22 +80,3 @@ export async function drawMosaic(
   await Promise.all(jobs);
   return ctx.getImageData(0, 0, mosaic.width, mosaic.height).data;
 }
-
-const tileLat = (y: number, n: number) =>
-  (Math.atan(Math.sinh(Math.PI * (1 - (2 * y) / n))) * 180) / Math.PI;
-
-/** The picture's corners, `[lon, lat]` from the top-left clockwise (a canvas source's order). */
-export function mosaicCorners(
-  at: MosaicLayout,
-): [[number, number], [number, number], [number, number], [number, number]] {
-  const west = (at.x0 / at.n) * 360 - 180;
-  const east = ((at.x1 + 1) / at.n) * 360 - 180;
-  const north = tileLat(at.y0, at.n);
-  const south = tileLat(at.y1 + 1, at.n);
-  return [
-    [west, north],
-    [east, north],
-    [east, south],
-    [west, south],
-  ];
-}

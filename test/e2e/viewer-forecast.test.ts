@@ -66,12 +66,30 @@ interface SessionHandle {
       pictures: number;
       meanPictureMs: number;
       maxPictureMs: number;
+      meanIntervalMs: number;
       meanPrepareMs: number;
+      maxPrepareMs: number;
+      framesDrawn: number;
     };
   };
   motionBase(): string | undefined;
 }
 type SessionWindow = { radarViewer: { session(): SessionHandle } };
+
+/** Times the page records while playing (performance.now() of each event). */
+interface Timings {
+  frameChanges: number[];
+  mapRenders: number[];
+}
+
+/** The median time between consecutive events. */
+function medianInterval(times: readonly number[]): number {
+  const gaps = times
+    .slice(1)
+    .map((at, i) => at - times[i]!)
+    .sort((a, b) => a - b);
+  return gaps[Math.floor(gaps.length / 2)]!;
+}
 
 async function open(width: number, height: number): Promise<Page> {
   const page = await browser.context.newPage();
@@ -280,8 +298,25 @@ it('interpolates along the motion: halfway between two frames the echo lies half
   await mapIdle(page);
   expect(Math.abs((await mapEcho(page)).mean - earlier.mean)).toBeLessThan(0.3);
 
-  // Playing runs the interpolation between frames; its cost per picture is reported.
+  // Playing runs the interpolation between frames; its cost per picture is reported, and the
+  // player's time per frame (nominally 500 ms): when the frame changes, as the page marks it.
   await showFrame(page, 0);
+  // And how often the map renders meanwhile (each render shows at most one new picture).
+  await page.evaluate(() => {
+    const w = window as unknown as Timings & {
+      radarViewer: { map: { on(type: 'render', listener: () => void): unknown } };
+    };
+    w.frameChanges = [];
+    w.mapRenders = [];
+    new MutationObserver(() => w.frameChanges.push(performance.now())).observe(
+      document.getElementById('time-utc')!,
+      { attributes: true, attributeFilter: ['data-key'] },
+    );
+    w.radarViewer.map.on('render', () => w.mapRenders.push(performance.now()));
+  });
+  const before = await page.evaluate(() =>
+    (window as unknown as SessionWindow).radarViewer.session().interpolation.stats(),
+  );
   await page.click('#play');
   await page.waitForFunction(
     () =>
@@ -294,8 +329,23 @@ it('interpolates along the motion: halfway between two frames the echo lies half
   const stats = await page.evaluate(() =>
     (window as unknown as SessionWindow).radarViewer.session().interpolation.stats(),
   );
-  console.info(`[figure] viewer interpolation (1280x800, SwiftShader): ${JSON.stringify(stats)}`);
+  const timings = await page.evaluate(() => {
+    const { frameChanges, mapRenders } = window as unknown as Timings;
+    return { frameChanges, mapRenders };
+  });
+  const figure = {
+    ...stats,
+    picturesPerTransition: stats.pictures / stats.transitions,
+    medianFramePeriodMs: medianInterval(timings.frameChanges),
+    medianMapRenderMs: medianInterval(timings.mapRenders),
+    playMs: timings.mapRenders.at(-1)! - timings.mapRenders[0]!,
+  };
+  console.info(`[figure] viewer interpolation (1280x800, SwiftShader): ${JSON.stringify(figure)}`);
   expect(stats.pictures).toBeGreaterThanOrEqual(stats.transitions);
+  // Each frame's picture is drawn once while playing (a transition's B is the next one's A,
+  // drawn ahead): the first A, one B per transition, and the next one drawn ahead.
+  const transitions = stats.transitions - before.transitions;
+  expect(stats.framesDrawn - before.framesDrawn).toBeLessThanOrEqual(transitions + 2);
   await page.close();
   expect(pageErrors).toEqual([]);
 });

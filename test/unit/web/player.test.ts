@@ -93,7 +93,35 @@ it('plays the past then the forecasts, interpolating between consecutive frames 
     '202611281200>forecast-202611281200-010',
   ]);
   // Each shown frame has the next transition prepared ahead while it is on screen.
-  expect(warmed[0]).toBe('202611281200>forecast-202611281200-010');
+  expect(warmed).toContain('202611281200>forecast-202611281200-010');
   // The wrap from the last forecast back to the oldest frame is a cut, not a transition.
   expect(transitions).not.toContain('forecast-202611281200-010>202611281158');
+});
+
+it('prepares the transition after the running one while it runs, not when it is due', async () => {
+  jest.useFakeTimers();
+  const warmed: string[] = [];
+  let finish: () => void = () => undefined;
+  const started: string[] = [];
+  const player = createPlayer({
+    frames: { show: () => undefined, preload: () => undefined, isLoaded: () => true },
+    onChange: () => undefined,
+    transition: (from, to) => {
+      started.push(`${from.key}>${to.key}`);
+      return new Promise<void>((resolve) => (finish = resolve));
+    },
+    warm: (from, to) => warmed.push(`${from.key}>${to.key}`),
+    frameMs: 10,
+  });
+  player.setFrames(timeline(['202611281158', '202611281200'], [10]));
+  player.seek(0);
+  player.play();
+  // The first transition is prepared as play starts, before it is due.
+  expect(warmed).toEqual(['202611281158>202611281200']);
+  await jest.advanceTimersByTimeAsync(10);
+  // The first transition runs and has not finished: the one after it is already being drawn.
+  expect(started).toEqual(['202611281158>202611281200']);
+  expect(warmed).toContain('202611281200>forecast-202611281200-010');
+  finish();
+  player.pause();
 });
