@@ -16,12 +16,14 @@ import { createPublicUrlPolicy } from '../http/core/public-base-url';
 import { createHttpServer } from '../http/http-server';
 import { createKoaApp } from '../http/koa-app';
 import { requestRecorder } from '../http/request-recorder';
+import { createSchemeTileCache } from '../tiles/scheme-tile-cache';
 import { createTileLocator } from '../tiles/tile-locator';
 import { createLogger } from '../logger';
 import { createRegistry, exposition } from '../observability/registry';
 import { createGuardMetrics } from '../observability/guard-metrics';
 import { createIngestMetrics } from '../observability/ingest-metrics';
 import { createRequestMetrics } from '../observability/request-metrics';
+import { createSchemeTileCacheMetrics } from '../observability/scheme-tile-cache-metrics';
 import type { StoreProbe } from '../serving/store-probe';
 import { createViewerRoutes } from '../viewer/viewer-routes';
 import { defaultOpenApiAssetsDir, loadOpenApiDocument } from '../openapi/openapi-document';
@@ -101,6 +103,7 @@ export async function buildReplica(
     ...ports,
     // One locator for the tile and TileJSON answers, so both share its decoded directories.
     tiles: createTileLocator({ store: ports.store, onFormatError: parts.onArchiveFormatError }),
+    schemeTiles: createSchemeTileCache({ events: createSchemeTileCacheMetrics(registry) }),
     statusDocument: parts.statusDocument,
     logger,
     cors,
