@@ -103,13 +103,13 @@ export async function buildReplica(
     ...ports,
     // One locator for the tile and TileJSON answers, so both share its decoded directories.
     tiles: createTileLocator({ store: ports.store, onFormatError: parts.onArchiveFormatError }),
-    schemeTiles: createSchemeTileCache({ events: createSchemeTileCacheMetrics(registry) }),
     statusDocument: parts.statusDocument,
     logger,
     cors,
     cacheControl: config.http.cacheControl,
     baseUrl: createPublicUrlPolicy(config.http),
     openApi,
+    schemeTiles: createSchemeTileCache({ events: createSchemeTileCacheMetrics(registry) }),
     ...createGuardMetrics(registry, { defaultLimit: config.rate.limit }),
   });
   requestMetrics.prime(core.routes);

@@ -69,7 +69,6 @@ function tileEtag(
 interface TileTarget {
   readonly meta: ArchiveMeta;
   readonly coords: TileCoordinates;
-  readonly tileId: number;
   /** The colour scheme of a scheme URL; undefined: the stored bytes. */
   readonly scheme: TileScheme | undefined;
 }
@@ -90,21 +89,21 @@ export type TileAnswerer = (
  * decoded in memory and the tile's bytes are cached (or the answer needs none), a promise
  * when the header, a directory or the bytes must be read. A 304 or an error never loads the
  * tile's directories. With a scheme the recolouring is a synchronous step on the cached
- * bytes, so a hot tile stays synchronous, and a
- * recoloured tile is kept (`tiles/scheme-tile-cache.ts`): a hot scheme tile is answered from
- * there, without reading, rewriting or allocating, at the cost of a plain one.
+ * bytes, so a hot tile stays synchronous; the recoloured tile is kept
+ * (`tiles/scheme-tile-cache.ts`), so a hot scheme tile is answered from memory without a
+ * read, a rewrite or a new buffer, as a plain one is.
  */
 export function createTileAnswerer(
   deps: TileRouteDeps,
   versions: ArchiveHeaderCache,
 ): TileAnswerer {
-  const schemes = createTileSchemes();
   const recoloured = deps.schemeTiles ?? createSchemeTileCache();
+  const schemes = createTileSchemes();
 
   /** The tile's bytes answer (`window` undefined: the archive holds no tile there). */
   const send = (
     request: CoreRequest,
-    { meta, tileId, scheme }: TileTarget,
+    { meta, coords, scheme }: TileTarget,
     headers: string[],
     encoding: string | undefined,
     window: ByteWindow | undefined,
@@ -126,7 +125,7 @@ export function createTileAnswerer(
         : { status: 200, route, headers, length, body };
     }
     // In a scheme even HEAD needs the bytes: the length is the recoloured tile's.
-    const key = recoloured.key(meta, tileId, scheme);
+    const key = recoloured.key(meta, zxyToTileId(coords.z, coords.x, coords.y), scheme);
     const kept = recoloured.get(key);
     if (kept !== undefined) return { status: 200, route, headers, length: kept.length, body: kept };
     const rewrite = (stored: Buffer): Answer => {
@@ -188,8 +187,8 @@ export function createTileAnswerer(
     const scheme = schemeId === undefined ? undefined : schemes.get(schemeId);
     if (schemeId !== undefined && scheme === undefined) throw new BadRequestError();
     return withPublishedMeta(deps.catalog, timestamp!, (meta) => {
+      const target: TileTarget = { meta, coords, scheme };
       const tileId = zxyToTileId(coords.z, coords.x, coords.y);
-      const target: TileTarget = { meta, coords, tileId, scheme };
       const located = deps.tiles.peek(meta, tileId);
       if (located !== undefined)
         return answer(request, target, located.header, located.window, caller);
