@@ -50,7 +50,7 @@ const u32 = (b: Uint8Array, at: number): number =>
  * exactly `from`'s first n entries (n <= `from.length`, as the renderer may write a shorter
  * palette, e.g. the one-entry transparent tile); anything else, a foreign or damaged PNG
  * included, throws {@link PaletteMismatchError}. `alloc` makes the output buffer (Node passes
- * `Buffer.allocUnsafe`, so the result is a `Buffer` from the pool).
+ * `Buffer.allocUnsafeSlow`, so the result is a `Buffer` with a memory block of its own).
  */
 export function createPaletteRewrite(
   from: readonly Rgba[],

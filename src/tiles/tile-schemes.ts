@@ -21,7 +21,9 @@ export interface TileScheme {
   readonly tag: string;
   /**
    * The stored tile (in the renderer's palette) in this scheme; synchronous, a few µs for a
-   * radar tile. Throws `PaletteMismatchError` for a tile that is not in that palette.
+   * radar tile. Throws `PaletteMismatchError` for a tile that is not in that palette. The
+   * result has a memory block of its own (`Buffer.allocUnsafeSlow`, never a slice of Node's
+   * shared pool), so a cache may keep it without keeping a pool slab alive.
    */
   recolour(png: Buffer): Buffer;
 }
@@ -33,7 +35,7 @@ export function createTileSchemes(): ReadonlyMap<string, TileScheme> {
   for (const scheme of COLOUR_SCHEMES) {
     const rgba = schemeRgba(scheme);
     const hash = createHash('sha256').update(Uint8Array.from(rgba.flat())).digest('hex');
-    const rewrite = createPaletteRewrite(stored, rgba, (size) => Buffer.allocUnsafe(size));
+    const rewrite = createPaletteRewrite(stored, rgba, (size) => Buffer.allocUnsafeSlow(size));
     schemes.set(scheme.id, {
       scheme,
       tag: `${scheme.id}-${hash.slice(0, 8)}`,

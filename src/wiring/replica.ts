@@ -16,12 +16,14 @@ import { createPublicUrlPolicy } from '../http/core/public-base-url';
 import { createHttpServer } from '../http/http-server';
 import { createKoaApp } from '../http/koa-app';
 import { requestRecorder } from '../http/request-recorder';
+import { createSchemeTileCache } from '../tiles/scheme-tile-cache';
 import { createTileLocator } from '../tiles/tile-locator';
 import { createLogger } from '../logger';
 import { createRegistry, exposition } from '../observability/registry';
 import { createGuardMetrics } from '../observability/guard-metrics';
 import { createIngestMetrics } from '../observability/ingest-metrics';
 import { createRequestMetrics } from '../observability/request-metrics';
+import { createSchemeTileCacheMetrics } from '../observability/scheme-tile-cache-metrics';
 import type { StoreProbe } from '../serving/store-probe';
 import { createViewerRoutes } from '../viewer/viewer-routes';
 import { defaultOpenApiAssetsDir, loadOpenApiDocument } from '../openapi/openapi-document';
@@ -108,6 +110,7 @@ export async function buildReplica(
     cacheControl: config.http.cacheControl,
     baseUrl: createPublicUrlPolicy(config.http),
     openApi,
+    schemeTiles: createSchemeTileCache({ events: createSchemeTileCacheMetrics(registry) }),
     ...createGuardMetrics(registry, { defaultLimit: config.rate.limit }),
   });
   requestMetrics.prime(core.routes);

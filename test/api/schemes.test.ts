@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { RedisRateLimiter } from '../../src/adapters/redis/rate-limiter';
 import { COLOUR_SCHEMES, schemeRgba } from '../../src/palette/colour-schemes';
 import { EMPTY_TILE_PNG } from '../../src/tiles/empty-tile';
+import { createTileSchemes } from '../../src/tiles/tile-schemes';
 import { buildLegend, type Legend } from '../../src/tiles/legend-document';
 import { FOREIGN_TILE, schemeArchive, schemePixelMismatches } from '../fixtures/palette-tiles';
 import {
@@ -22,6 +23,7 @@ import {
   KEYS,
   startEmbeddedApi,
 } from '../harness/embedded-api';
+import { sample, scrape } from '../harness/fault-stack';
 import { STACK_KEYS, stackAuth, startProductionStack } from '../harness/production-stack';
 import { recentTimestamp } from '../harness/timestamps';
 
@@ -31,6 +33,7 @@ const TS = recentTimestamp(2);
 const archive = schemeArchive(TS, true);
 const TILE = [7, 10, 20] as const; // variantAt(7, 10, 20) is defined
 const EMPTY = [7, 0, 3] as const; // (0 + 3 + 7) % 7 === 3: not stored
+const HOT = [7, 12, 20] as const; // a stored tile no other test asks for in a scheme
 const tilePath = (scheme: string | undefined, [z, x, y]: readonly number[], ts = TS) =>
   scheme === undefined
     ? `/tiles/${ts}/${z}/${x}/${y}.png`
@@ -85,6 +88,28 @@ describe('schemes on one embedded replica', () => {
     expect(etags.size).toBe(COLOUR_SCHEMES.length + 1);
     // The default scheme's palette is the stored one: the same bytes as the plain route.
     expect((await get(tilePath('nws', TILE))).body.equals(plain.body)).toBe(true);
+  });
+
+  it('a hot scheme tile comes from the recoloured tile cache: the first answer, byte for byte', async () => {
+    const stored = (await get(tilePath(undefined, HOT))).body;
+    const hits = async () =>
+      sample(await scrape(api.replica.adminPort), 'radar_scheme_tile_cache_hits_total') ?? 0;
+    const misses = async () =>
+      sample(await scrape(api.replica.adminPort), 'radar_scheme_tile_cache_misses_total') ?? 0;
+    const [hitsBefore, missesBefore] = [await hits(), await misses()];
+    const first = await get(tilePath('cividis', HOT));
+    const head = await get(tilePath('cividis', HOT), {}, 'HEAD');
+    const again = await get(tilePath('cividis', HOT));
+    const grey = await get(tilePath('grey-dbz', HOT));
+    expect([first.status, head.status, again.status, grey.status]).toEqual([200, 200, 200, 200]);
+    // What a fresh rewrite of the stored tile gives, every time; another scheme its own bytes.
+    const fresh = createTileSchemes().get('cividis')!.recolour(stored);
+    expect(first.body.equals(fresh)).toBe(true);
+    expect(again.body.equals(fresh)).toBe(true);
+    expect(head.headers['content-length']).toBe(String(fresh.length));
+    expect(grey.body.equals(createTileSchemes().get('grey-dbz')!.recolour(stored))).toBe(true);
+    // Rewritten once per scheme (the two misses), then answered from the cache.
+    expect([(await hits()) - hitsBefore, (await misses()) - missesBefore]).toEqual([2, 2]);
   });
 
   it('304 for the scheme tile named by If-None-Match, 200 for another scheme, 412 on If-Match', async () => {

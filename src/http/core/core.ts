@@ -57,6 +57,7 @@ import {
   ROUTES,
 } from './route-table';
 import { createStatusAnswerer } from './status-answer';
+import type { SchemeTileCache } from '../../tiles/scheme-tile-cache';
 import { createTileAnswerer } from './tile-answer';
 import { createTileJsonAnswerer } from './tilejson-answer';
 
@@ -72,6 +73,8 @@ export interface CoreDeps {
   readonly keys: KeyStore;
   readonly limiter: RateLimiter;
   readonly tiles: TileLocator;
+  /** Recoloured tiles of the scheme route (`tiles/scheme-tile-cache.ts`); default: unmetered. */
+  readonly schemeTiles?: SchemeTileCache;
   readonly statusDocument: () => StatusDocument | undefined;
   readonly cors: CorsPolicy;
   readonly cacheControl: 'private' | 'public';

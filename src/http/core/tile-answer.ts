@@ -22,6 +22,7 @@ import { zxyToTileId } from '../../pmtiles/tile-id';
 import { EMPTY_TILE_PNG } from '../../tiles/empty-tile';
 import { parseTileCoordinates, type TileCoordinates } from '../../tiles/tile-coordinates';
 import type { TileLocator } from '../../tiles/tile-locator';
+import { createSchemeTileCache, type SchemeTileCache } from '../../tiles/scheme-tile-cache';
 import { createTileSchemes, type TileScheme } from '../../tiles/tile-schemes';
 import { evaluatePreconditions } from './conditional';
 import type { Answer } from './answer';
@@ -34,6 +35,8 @@ import type { CoreRequest } from './request';
 export interface TileRouteDeps {
   readonly store: ArchiveStore;
   readonly tiles: TileLocator;
+  /** Recoloured tiles kept for the scheme route; default: one of its default size, no metrics. */
+  readonly schemeTiles?: SchemeTileCache;
 }
 
 /** Content-Encoding of tile payloads the archive stores compressed (PNG archives use none). */
@@ -85,13 +88,16 @@ export type TileAnswerer = (
  * decoded in memory and the tile's bytes are cached (or the answer needs none), a promise
  * when the header, a directory or the bytes must be read. A 304 or an error never loads the
  * tile's directories. With a scheme the recolouring is a synchronous step on the cached
- * bytes, so a hot tile stays synchronous.
+ * bytes, so a hot tile stays synchronous; the recoloured tile is kept
+ * (`tiles/scheme-tile-cache.ts`), so a hot scheme tile is answered from memory without a
+ * read, a rewrite or a new buffer, as a plain one is.
  */
 export function createTileAnswerer(
   deps: TileRouteDeps,
   versions: ArchiveHeaderCache,
   frames: FrameLookup,
 ): TileAnswerer {
+  const recoloured = deps.schemeTiles ?? createSchemeTileCache();
   const schemes = createTileSchemes();
   const TILE_ROUTE = frames.routes.tile;
   const SCHEME_TILE_ROUTE = frames.routes.schemeTile;
@@ -99,7 +105,7 @@ export function createTileAnswerer(
   /** The tile's bytes answer (`window` undefined: the archive holds no tile there). */
   const send = (
     request: CoreRequest,
-    { meta, scheme }: TileTarget,
+    { meta, coords, scheme }: TileTarget,
     headers: string[],
     encoding: string | undefined,
     window: ByteWindow | undefined,
@@ -121,14 +127,17 @@ export function createTileAnswerer(
         : { status: 200, route, headers, length, body };
     }
     // In a scheme even HEAD needs the bytes: the length is the recoloured tile's.
-    const recoloured = (stored: Buffer): Answer => {
-      const bytes = scheme.recolour(stored);
+    const key = recoloured.key(meta, zxyToTileId(coords.z, coords.x, coords.y), scheme);
+    const kept = recoloured.get(key);
+    if (kept !== undefined) return { status: 200, route, headers, length: kept.length, body: kept };
+    const rewrite = (stored: Buffer): Answer => {
+      const bytes = recoloured.recolour(key, scheme, stored);
       return { status: 200, route, headers, length: bytes.length, body: bytes };
     };
     const body = openBody(deps.store, meta, window, request, caller);
     return Buffer.isBuffer(body)
-      ? recoloured(body)
-      : Promise.resolve(body).then(readWhole).then(recoloured);
+      ? rewrite(body)
+      : Promise.resolve(body).then(readWhole).then(rewrite);
   };
 
   /**
