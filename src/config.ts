@@ -9,6 +9,7 @@ import type { ArchivesBackend, Config } from './config-types';
 import { publicHost } from './shared/public-host';
 import { USAGE_FILE_NAME } from './domain/usage';
 import { type IntegerLimit, limitProblem } from './shared/integer-limit';
+import { NOWCAST_LEADS_SETTING } from './forecast/nowcast-leads';
 import { SIM_LIMITS } from './sim/limits';
 import { PRODUCT_LEVEL } from './sources/mrms/mrms-file-name';
 import {
@@ -95,6 +96,8 @@ const schema = z.object({
   MRMS_TIMEOUT_S: limited(MRMS_LIMITS.timeoutS).default(MRMS_LIMITS.timeoutS.default),
   MRMS_TYPE_PRODUCT: optionalText,
   MRMS_TYPE_WAIT_S: limited(MRMS_LIMITS.typeWaitS).default(MRMS_LIMITS.typeWaitS.default),
+  NOWCAST: boolFlag.default(true),
+  NOWCAST_LEADS: NOWCAST_LEADS_SETTING,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -268,6 +271,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
               waitS: e.MRMS_TYPE_WAIT_S,
             },
     },
+    nowcast: { enabled: e.NOWCAST, leads: e.NOWCAST_LEADS },
     logLevel: e.LOG_LEVEL,
   } satisfies Config);
 }

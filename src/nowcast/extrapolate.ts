@@ -9,7 +9,7 @@
  * trajectory that starts outside the grid, or on an unknown cell, gives NaN: no coverage, not
  * "no echo".
  */
-import type { Grid } from './grid';
+import type { Grid, GridShape } from './grid';
 import type { MotionField } from './motion';
 
 /** Displacement (cells) from each motion-grid point back to where its trajectory started. */
@@ -88,22 +88,45 @@ export function backwardDisplacements(
  * interpolated from the motion grid) started; NaN when that is outside the grid or unknown.
  */
 export function advect(latest: Grid, displacement: Displacement): Grid {
-  const { width, height, values } = latest;
+  const [values] = advectLayers(latest, [latest.values], displacement);
+  return { width: latest.width, height: latest.height, values: values! };
+}
+
+/**
+ * One or two layers of one grid moved along the same trajectories: each forecast cell of each
+ * layer is read at the one cell its trajectory started from (a precipitation-type layer goes
+ * where its echo goes, at no cost of a second trace). Cells whose trajectory starts outside the
+ * grid are NaN in every layer.
+ */
+export function advectLayers(
+  shape: GridShape,
+  layers: readonly [Float32Array] | readonly [Float32Array, Float32Array],
+  displacement: Displacement,
+): Float32Array[] {
+  const { width, height } = shape;
   const { factor, dx, dy } = displacement;
   const mw = displacement.width;
   const mh = displacement.height;
   if (mw !== Math.ceil(width / factor) || mh !== Math.ceil(height / factor))
     throw new RangeError('motion grid does not match the grid');
-  const out = new Float32Array(width * height);
+  if (layers.some((layer) => layer.length !== width * height))
+    throw new RangeError('a layer does not match the grid');
+  const first = layers[0];
+  const second = layers[1];
+  const outFirst = new Float32Array(width * height);
+  const outSecond = second && new Float32Array(width * height);
   for (let row = 0; row < height; row++) {
     const gy = (row + 0.5) / factor - 0.5;
     for (let column = 0; column < width; column++) {
       const gx = (column + 0.5) / factor - 0.5;
       const sx = Math.round(column + sample(dx, mw, mh, gx, gy));
       const sy = Math.round(row + sample(dy, mw, mh, gx, gy));
-      out[row * width + column] =
-        sx >= 0 && sx < width && sy >= 0 && sy < height ? values[sy * width + sx]! : NaN;
+      const at = row * width + column;
+      const inside = sx >= 0 && sx < width && sy >= 0 && sy < height;
+      const from = sy * width + sx;
+      outFirst[at] = inside ? first[from]! : NaN;
+      if (outSecond) outSecond[at] = inside ? second![from]! : NaN;
     }
   }
-  return { width, height, values: out };
+  return outSecond ? [outFirst, outSecond] : [outFirst];
 }
