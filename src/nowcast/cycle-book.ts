@@ -12,7 +12,10 @@
  * - `superseded`: a newer frame was observed first (a backfilled older frame is no base), or
  *   came while its cycle ran (the caller abandons the cycle);
  * - `missing-earlier-frame`: a newer frame came and the frame one baseline before this base
- *   never did (a gap in the sequence);
+ *   never did, though frames older than it were observed (a gap in the sequence). When no
+ *   frame that old was ever observed (the producer has just started: a backfill converting
+ *   several frames at once may bring it later), the base is counted `superseded` instead, so
+ *   a start is never counted as a gap;
  * - `grid-mismatch`: the frame one baseline before it is of another grid or product.
  */
 import type { EchoImage } from './echo-image';
@@ -80,6 +83,7 @@ export function createCycleBook<Full>(baselineMs: number): CycleBook<Full> {
   if (!(baselineMs > 0)) throw new RangeError(`baselineMs ${baselineMs} must be positive`);
   const images = new Map<number, { image: EchoImage; identity: string }>();
   let base: { timeMs: number; identity: string; full: Full; state: BaseState } | undefined;
+  let earliestMs = Number.POSITIVE_INFINITY;
   const iso = (ms: number) => new Date(ms).toISOString();
 
   const prune = () => {
@@ -110,6 +114,9 @@ export function createCycleBook<Full>(baselineMs: number): CycleBook<Full> {
     needs: (timeMs) => base === undefined || timeMs >= base.timeMs - baselineMs,
     observe(frame) {
       const { timeMs, identity } = frame;
+      const sawOlder = (ms: number) => earliestMs < ms;
+      const older = base && sawOlder(base.timeMs - baselineMs);
+      earliestMs = Math.min(earliestMs, timeMs);
       if (base !== undefined && timeMs === base.timeMs) return { skipped: [] }; // seen already
       if (base !== undefined && timeMs < base.timeMs) {
         const skipped: SkippedBase[] = [
@@ -128,12 +135,18 @@ export function createCycleBook<Full>(baselineMs: number): CycleBook<Full> {
       if (frame.image === undefined || frame.full === undefined)
         throw new RangeError('a new base needs its echo image and payload');
       const skipped: SkippedBase[] = [];
-      if (base?.state === 'waiting')
-        skipped.push({
-          baseMs: base.timeMs,
-          reason: 'missing-earlier-frame',
-          detail: `no frame at ${iso(base.timeMs - baselineMs)}, ${baselineMs / 60_000} min before the base`,
-        });
+      if (base?.state === 'waiting') {
+        const missing = `no frame at ${iso(base.timeMs - baselineMs)}, ${baselineMs / 60_000} min before the base`;
+        skipped.push(
+          older
+            ? { baseMs: base.timeMs, reason: 'missing-earlier-frame', detail: missing }
+            : {
+                baseMs: base.timeMs,
+                reason: 'superseded',
+                detail: `${missing} yet (the first frames seen), and the newer frame of ${iso(timeMs)} came`,
+              },
+        );
+      }
       // A running cycle is the caller's to abandon (it reports `finished`); it is not kept.
       base = { timeMs, identity, full: frame.full, state: 'waiting' };
       images.set(timeMs, { image: frame.image, identity });

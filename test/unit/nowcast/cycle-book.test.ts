@@ -29,9 +29,10 @@ it('runs the cycle of a new base whose frame one baseline before it is kept', ()
   const book = createCycleBook<string>(BASELINE);
   for (const m of [0, 2, 4, 6, 8]) expect(book.observe(frame(m)).run).toBeUndefined();
   const observation = book.observe(frame(10));
-  // The frame before it had no frame 10 minutes before it (the sequence starts at 0).
+  // The frame before it had no frame 10 minutes before it, but none that old was ever seen
+  // (the sequence starts at 0): no gap, the newer base took its place.
   expect(observation.skipped).toEqual([
-    expect.objectContaining({ baseMs: at(8), reason: 'missing-earlier-frame' }),
+    expect.objectContaining({ baseMs: at(8), reason: 'superseded' }),
   ]);
   expect(observation.run).toEqual({
     baseMs: at(10),
@@ -111,13 +112,28 @@ it('a gap: the base whose earlier frame never came is settled as missing-earlier
   });
 });
 
+it('a start converting two frames at once (the older one first) is no gap', () => {
+  const book = createCycleBook<string>(BASELINE);
+  book.observe(frame(18)); // waits for 8, which the backfill brings later
+  expect(book.observe(frame(20)).skipped).toEqual([
+    {
+      baseMs: at(18),
+      reason: 'superseded',
+      detail:
+        'no frame at 2026-11-28T12:08:00.000Z, 10 min before the base yet (the first frames seen), and the newer frame of 2026-11-28T12:20:00.000Z came',
+    },
+  ]);
+  for (const m of [16, 14, 12]) book.observe(frame(m));
+  expect(book.observe(frame(10)).run).toMatchObject({ baseMs: at(20) });
+});
+
 it('frames of another grid or product are never paired: grid-mismatch', () => {
   const book = createCycleBook<string>(BASELINE);
   book.observe(frame(0, 'grid A'));
   const observation = book.observe(frame(10, 'grid B'));
   expect(observation.run).toBeUndefined();
   expect(observation.skipped).toEqual([
-    expect.objectContaining({ baseMs: at(0), reason: 'missing-earlier-frame' }),
+    expect.objectContaining({ baseMs: at(0), reason: 'superseded' }),
     {
       baseMs: at(10),
       reason: 'grid-mismatch',
