@@ -69,11 +69,13 @@ export async function runForecastCycle(
   const steps = leads.map((lead) => lead / STEP_MINUTES);
   const displacements = backwardDisplacements(motion, steps);
   const archives: ForecastArchive[] = [];
+  const layers = types ? ([grid.values, types.codes] as const) : ([grid.values] as const);
+  // One forecast grid (and type grid) for every lead: the renderer keeps nothing of it.
+  const into = layers.map((layer) => new Float32Array(layer.length));
   for (let i = 0; i < leads.length; i++) {
     if (await giveUp()) return undefined;
     const lead = leads[i]!;
-    const layers = types ? ([grid.values, types.codes] as const) : ([grid.values] as const);
-    const [values, codes] = advectLayers(grid, layers, displacements[i]!);
+    const [values, codes] = advectLayers(grid, layers, displacements[i]!, into);
     const validTimeMs = baseMinuteMs + lead * 60_000;
     if (forecastValidTimestamp({ base, lead }) !== formatTimestamp(validTimeMs))
       throw new RangeError(`lead ${lead} does not fall on a minute after ${base}`);

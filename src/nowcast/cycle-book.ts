@@ -3,7 +3,8 @@
  * which cycle to run, skip or give up. It keeps only what the next cycles need: the small echo
  * images of the frames of the last baseline (the motion is measured between a base and the
  * frame one baseline before it), and the full-resolution payload of the newest frame alone
- * (the grid the next forecasts are read from). Pure: no grids are decoded or rendered here.
+ * (the grid the next forecasts are read from) until its cycle has run. Pure: no grids are
+ * decoded or rendered here.
  *
  * Frames may come in any order (a producer backfills newest first). The newest frame observed
  * is the base: its cycle runs as soon as the frame one baseline before it is there, at once or
@@ -72,8 +73,10 @@ export interface CycleBook<Full> {
   isRunning(baseMs: number): boolean;
   /** Times of the echo images kept, ascending (for tests and the memory bound). */
   kept(): number[];
-  /** The time of the base whose payload is kept, if any. */
+  /** The time of the newest frame (the base), if any. */
   newest(): number | undefined;
+  /** Whether the base's full payload is still kept (until its cycle ran or was skipped). */
+  holdsPayload(): boolean;
 }
 
 type BaseState = 'waiting' | 'running' | 'done';
@@ -82,7 +85,8 @@ type BaseState = 'waiting' | 'running' | 'done';
 export function createCycleBook<Full>(baselineMs: number): CycleBook<Full> {
   if (!(baselineMs > 0)) throw new RangeError(`baselineMs ${baselineMs} must be positive`);
   const images = new Map<number, { image: EchoImage; identity: string }>();
-  let base: { timeMs: number; identity: string; full: Full; state: BaseState } | undefined;
+  /** The newest frame; its payload is dropped once its cycle ran or was skipped. */
+  let base: { timeMs: number; identity: string; full?: Full; state: BaseState } | undefined;
   let earliestMs = Number.POSITIVE_INFINITY;
   const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -100,13 +104,14 @@ export function createCycleBook<Full>(baselineMs: number): CycleBook<Full> {
     if (earlier === undefined || latest === undefined) return { skipped: [] };
     if (earlier.identity !== b.identity) {
       b.state = 'done';
+      b.full = undefined;
       const detail = `the frame at ${iso(earlierMs)} is ${earlier.identity}, the base ${b.identity}`;
       return { skipped: [{ baseMs: b.timeMs, reason: 'grid-mismatch', detail }] };
     }
     b.state = 'running';
     return {
       skipped: [],
-      run: { baseMs: b.timeMs, full: b.full, earlier: earlier.image, latest: latest.image },
+      run: { baseMs: b.timeMs, full: b.full!, earlier: earlier.image, latest: latest.image },
     };
   };
 
@@ -155,10 +160,13 @@ export function createCycleBook<Full>(baselineMs: number): CycleBook<Full> {
       return { skipped: [...skipped, ...outcome.skipped], run: outcome.run };
     },
     finished(baseMs) {
-      if (base?.timeMs === baseMs) base.state = 'done';
+      if (base?.timeMs !== baseMs) return;
+      base.state = 'done';
+      base.full = undefined;
     },
     isRunning: (baseMs) => base?.timeMs === baseMs && base.state === 'running',
     kept: () => [...images.keys()].sort((a, b) => a - b),
     newest: () => base?.timeMs,
+    holdsPayload: () => base?.full !== undefined,
   };
 }

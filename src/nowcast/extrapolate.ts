@@ -96,12 +96,14 @@ export function advect(latest: Grid, displacement: Displacement): Grid {
  * One or two layers of one grid moved along the same trajectories: each forecast cell of each
  * layer is read at the one cell its trajectory started from (a precipitation-type layer goes
  * where its echo goes, at no cost of a second trace). Cells whose trajectory starts outside the
- * grid are NaN in every layer.
+ * grid are NaN in every layer. `into` (one array per layer, the grid's size) is written and
+ * returned instead of new arrays, so a caller moving a CONUS grid to six leads reuses one.
  */
 export function advectLayers(
   shape: GridShape,
   layers: readonly [Float32Array] | readonly [Float32Array, Float32Array],
   displacement: Displacement,
+  into?: readonly Float32Array[],
 ): Float32Array[] {
   const { width, height } = shape;
   const { factor, dx, dy } = displacement;
@@ -113,8 +115,10 @@ export function advectLayers(
     throw new RangeError('a layer does not match the grid');
   const first = layers[0];
   const second = layers[1];
-  const outFirst = new Float32Array(width * height);
-  const outSecond = second && new Float32Array(width * height);
+  if (into && (into.length !== layers.length || into.some((a) => a.length !== width * height)))
+    throw new RangeError('the output arrays do not match the layers');
+  const outFirst = into?.[0] ?? new Float32Array(width * height);
+  const outSecond = second && (into?.[1] ?? new Float32Array(width * height));
   for (let row = 0; row < height; row++) {
     const gy = (row + 0.5) / factor - 0.5;
     for (let column = 0; column < width; column++) {

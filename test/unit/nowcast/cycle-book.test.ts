@@ -41,11 +41,14 @@ it('runs the cycle of a new base whose frame one baseline before it is kept', ()
     latest: image(10),
   });
   expect(book.isRunning(at(10))).toBe(true);
+  expect(book.holdsPayload()).toBe(true);
   book.finished(at(10));
   expect(book.isRunning(at(10))).toBe(false);
+  // Its grid is needed no more: between cycles only the echo images stay.
+  expect(book.holdsPayload()).toBe(false);
 });
 
-it('keeps the echo images of one baseline and the payload of the newest frame alone', () => {
+it('keeps the echo images of one baseline and the payload of the newest frame alone, until its cycle ran', () => {
   const book = createCycleBook<string>(BASELINE);
   for (let m = 0; m <= 40; m += 2) {
     const run = book.observe(frame(m)).run;
@@ -63,6 +66,7 @@ it('keeps the echo images of one baseline and the payload of the newest frame al
 it('a newest-first backfill: the base waits for its earlier frame, the older frames are superseded', () => {
   const book = createCycleBook<string>(BASELINE);
   expect(book.observe(frame(20))).toEqual({ skipped: [] });
+  expect(book.holdsPayload()).toBe(true); // waiting for its earlier frame
   for (const m of [18, 16, 14, 12]) {
     const observation = book.observe(frame(m));
     expect(observation.run).toBeUndefined();

@@ -1,0 +1,172 @@
+/**
+ * The nowcast publishing benchmark: the MRMS producer (`node dist/bin/mrms.js`, follow mode,
+ * NOWCAST on) over a local directory feed into which a real sequence is released one frame at
+ * a time; for each frame, the time from its observed archive being written to its six forecast
+ * archives being written, and the producer's CPU-seconds in between (the follower is idle then:
+ * that is the cycle: one GRIB2 decode, motion, six leads extrapolated, rendered and written);
+ * the producer's peak RSS over the whole run.
+ *
+ *   npm run build && nice -n 10 npx tsx tools/bench/nowcast-publish.ts --frames <dir>
+ *
+ * `<dir>` holds MRMS PrecipRate files (the producer renders reflectivity, so each becomes
+ * reflectivity by Marshall-Palmer first: nowcast-reflectivity.ts), written to a temporary
+ * directory, never to the repository. Writes tools/bench/results/nowcast-publish.{json,md}.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { listFrameFiles } from '../../src/bin/nowcast-frames';
+import { forecastKey } from '../../src/domain/forecast-frames';
+import { formatTimestamp } from '../../src/domain/timestamps';
+import { cpuTicks } from './proc-stats';
+import { reflectivityFromRate } from './nowcast-reflectivity';
+
+const ROOT = path.resolve(__dirname, '../..');
+const LEADS = [10, 20, 30, 40, 50, 60];
+const BASELINE_FRAMES = 5; // 10 minutes of 2-minute frames
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(check: () => boolean, timeoutMs: number, what: string): Promise<number> {
+  const began = Date.now();
+  while (!check()) {
+    if (Date.now() - began > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+  return Date.now();
+}
+
+function peakRssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/^VmHWM:\s+(\d+) kB/m.exec(status)![1]) / 1024);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+const nearestRank = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil(p * xs.length) - 1)]!;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { frames: { type: 'string' }, work: { type: 'string' } },
+    strict: true,
+  });
+  if (!values.frames) throw new Error('usage: nowcast-publish.ts --frames <dir>');
+  const work = values.work ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'radar-nowcast-publish-')));
+  const made = path.join(work, 'made');
+  const data = path.join(work, 'data');
+  await fs.mkdir(made, { recursive: true });
+  const files = await listFrameFiles(values.frames);
+  const frames: { name: string; timestamp: string }[] = [];
+  for (const file of files) {
+    const stamp = new Date(file.timeMs).toISOString().replace(/[-:]/g, '').replace('T', '-');
+    const name = `MRMS_ReflectivityAtLowestAltitude_00.50_${stamp.slice(0, 15)}.grib2.gz`;
+    if (!existsSync(path.join(made, name)))
+      await fs.writeFile(path.join(made, name), await reflectivityFromRate(file.file, file.name));
+    frames.push({ name, timestamp: formatTimestamp(file.timeMs) });
+  }
+  const day = path.join(work, 'feed', frames[0]!.timestamp.slice(0, 8));
+  await fs.rm(path.join(work, 'feed'), { recursive: true, force: true });
+  await fs.rm(data, { recursive: true, force: true });
+  await fs.mkdir(day, { recursive: true });
+
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist/bin/mrms.js')], {
+    cwd: work,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      ADMIN_PORT: '0',
+      MRMS_SOURCE: path.join(work, 'feed'),
+      RADAR_DATA_DIR: data,
+      MRMS_BACKFILL: '3',
+      MRMS_POLL_S: '1',
+      MRMS_TYPE_PRODUCT: 'none',
+      NOWCAST: '1',
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let log = '';
+  child.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  const pid = child.pid!;
+  const rows: { base: string; latencyS: number; cpuS: number; cycleS: number }[] = [];
+  try {
+    for (let i = 0; i < frames.length; i++) {
+      const { name, timestamp } = frames[i]!;
+      await fs.copyFile(path.join(made, name), path.join(day, `.${name}.part`));
+      await fs.rename(path.join(day, `.${name}.part`), path.join(day, name));
+      const observed = path.join(data, `${timestamp}.pmtiles`);
+      const observedAt = await until(() => existsSync(observed), 300_000, observed);
+      const cpuBefore = cpuTicks(pid);
+      if (i < BASELINE_FRAMES) {
+        await sleep(5000); // no frame 10 minutes before: the worker only keeps its echo image
+        continue;
+      }
+      const names = LEADS.map((lead) =>
+        path.join(data, `${forecastKey({ base: timestamp, lead })}.pmtiles`),
+      );
+      const doneAt = await until(() => names.every((n) => existsSync(n)), 300_000, 'forecasts');
+      const cpuS = (cpuTicks(pid) - cpuBefore) / 100;
+      const line = log
+        .split('\n')
+        .find((l) => l.includes('"nowcast forecasts published"') && l.includes(timestamp));
+      const cycleS = line ? (JSON.parse(line) as { ms: number }).ms / 1000 : NaN;
+      rows.push({ base: timestamp, latencyS: (doneAt - observedAt) / 1000, cpuS, cycleS });
+      process.stderr.write(`${timestamp}: ${JSON.stringify(rows.at(-1))}\n`);
+      await sleep(1000);
+    }
+  } finally {
+    const peak = peakRssMiB(pid);
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    const summary = {
+      measuredAt: new Date().toISOString(),
+      load: os
+        .loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' '),
+      frames: frames.length,
+      cycles: rows.length,
+      peakRssMiB: peak,
+      cpuS: { median: median(rows.map((r) => r.cpuS)), max: Math.max(...rows.map((r) => r.cpuS)) },
+      latencyS: {
+        median: median(rows.map((r) => r.latencyS)),
+        p95: nearestRank(
+          rows.map((r) => r.latencyS),
+          0.95,
+        ),
+        max: Math.max(...rows.map((r) => r.latencyS)),
+      },
+      cycleS: { median: median(rows.map((r) => r.cycleS)) },
+      rows,
+    };
+    const md = [
+      `Measured ${summary.measuredAt} (load average ${summary.load}), ${summary.frames} frames released one at a time, ${summary.cycles} cycles.`,
+      '',
+      '| figure | median | p95 | max |',
+      '| --- | --- | --- | --- |',
+      `| observed frame written to its six forecasts written (s) | ${summary.latencyS.median.toFixed(1)} | ${summary.latencyS.p95.toFixed(1)} | ${summary.latencyS.max.toFixed(1)} |`,
+      `| producer CPU-seconds per cycle (decode, motion, 6 leads rendered and written) | ${summary.cpuS.median.toFixed(1)} | - | ${summary.cpuS.max.toFixed(1)} |`,
+      `| cycle in its worker, wall (s, \`radar_nowcast_cycle_seconds\`) | ${summary.cycleS.median.toFixed(1)} | - | - |`,
+      `| producer peak RSS over the run (MiB) | - | - | ${summary.peakRssMiB} |`,
+      '',
+    ].join('\n');
+    const out = path.join(ROOT, 'tools/bench/results');
+    await fs.writeFile(
+      path.join(out, 'nowcast-publish.json'),
+      `${JSON.stringify(summary, null, 2)}\n`,
+    );
+    await fs.writeFile(path.join(out, 'nowcast-publish.md'), md);
+    process.stdout.write(md);
+    if (!values.work) await fs.rm(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `nowcast-publish: ${error instanceof Error ? error.stack : String(error)}\n`,
+  );
+  process.exitCode = 1;
+});
