@@ -114,6 +114,11 @@ export interface PublicationSettings {
   readonly retentionS: number;
   /** `RADAR_STALE_AFTER_S`: `healthy` turns false past this age of `latest`. */
   readonly staleAfterS: number;
+  /**
+   * `RADAR_FORECAST_GRACE_S`: how long a forecast base stays readable (not listed) after a
+   * newer base is listed; then it answers 404 and its archives are deleted.
+   */
+  readonly forecastGraceS: number;
 }
 
 /** Archive reads: the hot cache and each owner's share of open store reads. */

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { ArchivesBackend, Config } from './config-types';
+import { deepFreeze } from './shared/deep-freeze';
 import { publicHost } from './shared/public-host';
 import { USAGE_FILE_NAME } from './domain/usage';
 import { type IntegerLimit, limitProblem } from './shared/integer-limit';
@@ -59,6 +60,7 @@ const schema = z.object({
   RADAR_RATE_WINDOW_S: positiveInt.default(60),
   RADAR_STALE_AFTER_S: positiveInt.default(600),
   RADAR_RETENTION_S: positiveInt.default(21600),
+  RADAR_FORECAST_GRACE_S: z.coerce.number().int().min(0).default(600),
   RADAR_SIMULATE: boolFlag.optional(),
   RADAR_SIM_BACKFILL: simSetting('backfill'),
   RADAR_SIM_CADENCE_S: simSetting('cadenceS'),
@@ -224,7 +226,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
         : { ...redis!, resyncS: e.RADAR_RESYNC_S },
     limiter: redis ?? { kind: 'memory' },
     rate: { limit: e.RADAR_RATE_LIMIT, windowS: e.RADAR_RATE_WINDOW_S },
-    publication: { retentionS: e.RADAR_RETENTION_S, staleAfterS: e.RADAR_STALE_AFTER_S },
+    publication: {
+      retentionS: e.RADAR_RETENTION_S,
+      staleAfterS: e.RADAR_STALE_AFTER_S,
+      forecastGraceS: e.RADAR_FORECAST_GRACE_S,
+    },
     reads: {
       cacheMb: e.RADAR_CACHE_MB,
       perKey: e.RADAR_STORE_READS_PER_KEY,
@@ -288,10 +294,4 @@ function publicUrlProblem(value: string): string | undefined {
   if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '')
     return 'must not carry credentials, a query or a fragment';
   return undefined;
-}
-
-function deepFreeze<T extends object>(value: T): T {
-  for (const inner of Object.values(value))
-    if (inner !== null && typeof inner === 'object') deepFreeze(inner as object);
-  return Object.freeze(value);
 }

@@ -9,6 +9,11 @@
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { CatalogReader, CatalogSnapshot } from './ports';
+import {
+  EMPTY_FORECAST_VIEW,
+  type ForecastCatalogReader,
+  type ForecastView,
+} from './forecast-catalog';
 import { jsonBytes } from '../shared/json-text';
 
 /** A content coding the document is prepared in. */
@@ -49,14 +54,21 @@ const COMPRESS: Record<Exclude<StatusEncoding, 'identity'>, (body: Buffer) => Bu
     }),
 };
 
-/** Renders exactly the three public fields; `undefined` when nothing is published yet. */
+/**
+ * Renders exactly the four public fields; `undefined` when nothing is published yet.
+ * `healthy`, `latest` and `timestamps` are the observed frames' alone; `forecasts` lists the
+ * listed forecast base's frames in lead order (`[]` when none is listed).
+ */
 export function renderStatus(
   snapshot: CatalogSnapshot,
   healthy: boolean,
+  forecasts: ForecastView = EMPTY_FORECAST_VIEW,
 ): StatusDocument | undefined {
   const latest = snapshot.timestamps[0];
   if (latest === undefined) return undefined;
-  return preparedDocument(jsonBytes({ healthy, latest, timestamps: snapshot.timestamps }));
+  return preparedDocument(
+    jsonBytes({ healthy, latest, timestamps: snapshot.timestamps, forecasts: forecasts.listed }),
+  );
 }
 
 /**
@@ -86,21 +98,24 @@ export function preparedDocument(body: Buffer): StatusDocument {
 }
 
 /**
- * Memoises `renderStatus` on (snapshot version, healthy): the flag can flip without a catalog
- * change (staleness, store probe), so both inputs key the cache.
+ * Memoises `renderStatus` on (snapshot, forecast view, healthy): the flag can flip without a
+ * catalog change (staleness, store probe), so every input keys the cache.
  */
 export function createStatusRenderer(): (
   snapshot: CatalogSnapshot,
   healthy: boolean,
+  forecasts?: ForecastView,
 ) => StatusDocument | undefined {
   let lastSnapshot: CatalogSnapshot | undefined;
   let lastHealthy = false;
+  let lastForecasts: ForecastView | undefined;
   let lastDoc: StatusDocument | undefined;
-  return (snapshot, healthy) => {
-    if (snapshot !== lastSnapshot || healthy !== lastHealthy) {
-      lastDoc = renderStatus(snapshot, healthy);
+  return (snapshot, healthy, forecasts = EMPTY_FORECAST_VIEW) => {
+    if (snapshot !== lastSnapshot || healthy !== lastHealthy || forecasts !== lastForecasts) {
+      lastDoc = renderStatus(snapshot, healthy, forecasts);
       lastSnapshot = snapshot;
       lastHealthy = healthy;
+      lastForecasts = forecasts;
     }
     return lastDoc;
   };
@@ -109,6 +124,8 @@ export function createStatusRenderer(): (
 /** Inputs of the live status document: what is published and the health flag. */
 export interface StatusSourceDeps {
   readonly catalog: CatalogReader;
+  /** The forecast frames; without it `forecasts` is always `[]`. */
+  readonly forecasts?: ForecastCatalogReader;
   readonly healthy: () => boolean;
 }
 
@@ -120,5 +137,10 @@ export function createStatusDocumentSource(
   deps: StatusSourceDeps,
 ): () => StatusDocument | undefined {
   const render = createStatusRenderer();
-  return () => render(deps.catalog.current(), deps.healthy());
+  return () =>
+    render(
+      deps.catalog.current(),
+      deps.healthy(),
+      deps.forecasts?.current() ?? EMPTY_FORECAST_VIEW,
+    );
 }

@@ -5,6 +5,7 @@
  */
 import { STRUCTURE_REJECTION_REASONS } from '../pmtiles/archive-check';
 import { HEADER_REJECTION_REASONS } from '../pmtiles/validate';
+import { FORECAST_REJECTION_REASONS } from './forecast-metadata';
 import type { ReadFailureReason } from './read-failure';
 
 /**
@@ -18,6 +19,7 @@ export const INGEST_REJECTION_REASONS = [
   'bad-size',
   'bad-etag',
   'bad-last-modified',
+  ...FORECAST_REJECTION_REASONS,
 ] as const;
 export type IngestRejectionReason = (typeof INGEST_REJECTION_REASONS)[number];
 

@@ -42,15 +42,15 @@ export interface ForecastFacts {
 }
 
 /**
- * The fields that say whether a frame is observed or a forecast: `kind`, and for a forecast
- * `forecast` {base, lead, valid, leads, method}, `motion`, and a name and description saying
- * it is a forecast. The grid of a forecast must be valid at base + lead.
+ * The fields that make a frame a forecast: `kind`, `forecast` {base, lead, valid, leads,
+ * method}, `motion`, and a name and description saying it is a forecast. The grid of a
+ * forecast must be valid at base + lead.
  */
-function kindFields(
+function forecastFields(
   grid: ReflectivityGrid,
   forecast: ForecastFacts | undefined,
 ): Record<string, unknown> {
-  if (forecast === undefined) return { kind: 'observed' };
+  if (forecast === undefined) return {};
   const { base, lead, leads, method, motion } = forecast;
   const valid = forecastValidTimestamp({ base, lead });
   if (valid !== formatTimestamp(grid.validTimeMs))
@@ -68,9 +68,10 @@ function kindFields(
 }
 
 /**
- * Metadata of the archive of `grid`: descriptive defaults, overridden by the source's `extra`
- * fields, overridden in turn by the renderer's own fields (which describe the pixels and must
- * stay true whatever the source says), the kind of frame (observed or forecast) among them.
+ * Metadata of the archive of `grid`: descriptive defaults (`kind: "observed"` among them),
+ * overridden by the source's `extra` fields, overridden in turn by the forecast's fields when
+ * `forecast` is given and by the renderer's own fields (which describe the pixels and must stay
+ * true whatever the source says). Tests build invalid forecast archives through `extra`.
  */
 export function frameMetadata(
   grid: ReflectivityGrid,
@@ -86,8 +87,9 @@ export function frameMetadata(
     name: `${grid.product} ${timestamp}`,
     description: `Reflectivity (${grid.product}) at ${new Date(grid.validTimeMs).toISOString()}`,
     type: 'overlay',
+    kind: 'observed',
     ...extra,
-    ...kindFields(grid, forecast),
+    ...forecastFields(grid, forecast),
     format: 'png',
     product: grid.product,
     timestamp,

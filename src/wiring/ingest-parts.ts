@@ -4,27 +4,49 @@
  */
 import type { PublicationSettings } from '../config';
 import type { ArchiveSource, CatalogWriter, RevalidationQueue } from '../domain/ports';
+import type { ForecastCatalogWriter } from '../domain/forecast-catalog';
+import { createForecastCycle } from '../ingest/forecast-cycle';
 import { createIngestCycle, type IngestCycle } from '../ingest/ingest-cycle';
+import { createIngestPass } from '../ingest/ingest-pass';
 import { createIngestWorker, type IngestWorkerOptions } from '../ingest/ingest-worker';
 import type { Logger } from '../logger';
 import type { IngestMetrics } from '../observability/ingest-metrics';
 import type { Component } from './component';
 
+/** The catalogs one ingest pass writes: observed frames' and forecast frames'. */
+export interface IngestCatalogs {
+  readonly observed: CatalogWriter;
+  readonly forecasts: ForecastCatalogWriter;
+}
+
+/** One ingest pass: the observed cycle and the forecast cycle over one listing of `source`. */
 export function ingestCycle(
-  publication: Pick<PublicationSettings, 'retentionS'>,
+  publication: Pick<PublicationSettings, 'retentionS' | 'forecastGraceS'>,
   source: ArchiveSource,
-  catalog: CatalogWriter,
+  catalogs: IngestCatalogs,
   logger: Logger,
   metrics: IngestMetrics | undefined,
   revalidation?: RevalidationQueue,
 ): IngestCycle {
-  return createIngestCycle({
+  return createIngestPass({
     source,
-    catalog,
-    logger,
     retentionS: publication.retentionS,
-    ...(revalidation ? { revalidation } : {}),
-    ...metrics,
+    observed: (observedSource) =>
+      createIngestCycle({
+        source: observedSource,
+        catalog: catalogs.observed,
+        logger,
+        retentionS: publication.retentionS,
+        ...(revalidation ? { revalidation } : {}),
+        ...metrics,
+      }),
+    forecast: createForecastCycle({
+      source,
+      catalog: catalogs.forecasts,
+      logger,
+      graceMs: publication.forecastGraceS * 1000,
+      ...metrics,
+    }),
   });
 }
 

@@ -5,6 +5,7 @@
  * `/metrics` on its admin port.
  */
 import { waitForRedisReady } from '../adapters/redis/client';
+import { createRedisForecastWriter } from '../adapters/redis/forecast-catalog';
 import { createRedisRevalidationQueue } from '../adapters/redis/revalidation-queue';
 import type { Config } from '../config';
 import { createIngestWorker, type IngestWorker } from '../ingest/ingest-worker';
@@ -41,7 +42,7 @@ export async function buildIngest(
   const cycle = ingestCycle(
     config.publication,
     archives.source(),
-    redisCatalogWriter(redis),
+    { observed: redisCatalogWriter(redis), forecasts: createRedisForecastWriter(redis.client) },
     logger,
     metrics,
     createRedisRevalidationQueue(redis.client),

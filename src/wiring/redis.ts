@@ -10,6 +10,10 @@ import {
 } from '../adapters/redis/catalog';
 import { createRedisCatalogIndex } from '../adapters/redis/catalog-index';
 import {
+  createRedisForecastCatalog,
+  type RedisForecastCatalog,
+} from '../adapters/redis/forecast-catalog';
+import {
   closeRedisClient,
   createRedisClient,
   createRedisSubscriber,
@@ -72,6 +76,24 @@ export function redisCatalog(
   return {
     catalog,
     component: { name: 'catalog', start: () => catalog.start(), stop: () => catalog.stop() },
+  };
+}
+
+/** A replica's forecast view: the manifest, re-read on each announcement and every resync. */
+export function redisForecasts(
+  redis: RedisWiring,
+  backend: Extract<CatalogBackend, { kind: 'redis' }>,
+  logger: Logger,
+): { readonly catalog: RedisForecastCatalog; readonly component: Component } {
+  const catalog = createRedisForecastCatalog({
+    client: redis.client,
+    subscriber: redis.subscriber(),
+    logger: logger.child({ component: 'forecasts' }),
+    resyncMs: backend.resyncS * 1000,
+  });
+  return {
+    catalog,
+    component: { name: 'forecasts', start: () => catalog.start(), stop: () => catalog.stop() },
   };
 }
 

@@ -8,6 +8,8 @@ import { createArchiveWarmer } from '../serving/archive-warmer';
 import { createRetainedCatalog } from '../serving/retained-catalog';
 import { createReadGate } from '../serving/read-gate';
 import { createMemoryCatalog } from '../adapters/memory/catalog';
+import { createMemoryForecastCatalog } from '../adapters/memory/forecast-catalog';
+import type { ForecastCatalogReader } from '../domain/forecast-catalog';
 import { createMemoryRateLimiter } from '../adapters/memory/rate-limiter';
 import { createMemoryRevalidationQueue } from '../adapters/memory/revalidation-queue';
 import { createRedisRevalidationQueue } from '../adapters/redis/revalidation-queue';
@@ -28,6 +30,7 @@ import type { IngestMetrics } from '../observability/ingest-metrics';
 import type { Registry } from 'prom-client';
 import { archiveFormatReports } from '../observability/archive-format-reports';
 import { catalogGauges } from '../observability/catalog-gauges';
+import { forecastGauges } from '../observability/forecast-gauges';
 import type { ArchivesWiring } from './archives';
 import { openArchives } from './open-archives';
 import { closer, type Component } from './component';
@@ -40,6 +43,7 @@ import type { ReplicaOverrides } from './overrides';
 import {
   connectRedis,
   redisCatalog,
+  redisForecasts,
   redisRateLimiter,
   sharedStoreHealth,
   type RedisWiring,
@@ -50,6 +54,8 @@ import { ALWAYS_ANSWERED, createSourceWatch } from './source-watch';
 
 export interface ReplicaParts {
   readonly catalog: CatalogReader;
+  /** The forecast frames readable now and the listed base. */
+  readonly forecasts: ForecastCatalogReader;
   readonly store: CachingArchiveStore;
   readonly keys: KeyStore;
   readonly limiter: RateLimiter;
@@ -111,6 +117,7 @@ export async function assembleReplica(
   );
 
   let source: CatalogReader;
+  let forecasts: ForecastCatalogReader;
   let revalidation: RevalidationQueue;
   const onCatalogDropped = createCatalogMetrics(registry);
   if (config.catalog.kind === 'redis') {
@@ -118,17 +125,21 @@ export async function assembleReplica(
     const wired = redisCatalog(redisWiring, config.catalog, logger, onCatalogDropped);
     source = wired.catalog;
     revalidation = createRedisRevalidationQueue(redisWiring.client);
-    components.push(wired.component);
+    const forecastWiring = redisForecasts(redisWiring, config.catalog, logger);
+    forecasts = forecastWiring.catalog;
+    components.push(wired.component, forecastWiring.component);
   } else {
     // Nobody else publishes into a memory catalog: this replica ingests for itself.
     const memory = createMemoryCatalog();
+    const memoryForecasts = createMemoryForecastCatalog();
     source = memory;
+    forecasts = memoryForecasts;
     revalidation = createMemoryRevalidationQueue();
     const ingestLogger = logger.child({ component: 'ingest' });
     const cycle = ingestCycle(
       config.publication,
       archives.source(),
-      memory,
+      { observed: memory, forecasts: memoryForecasts },
       ingestLogger,
       metrics.ingest,
       revalidation,
@@ -229,6 +240,7 @@ export async function assembleReplica(
     healthy,
   });
   catalogGauges(registry, catalog);
+  forecastGauges(registry, forecasts);
   const usage = replicaUsage(config.usage, logger, registry, useRedis, {
     flushMs: overrides.usageFlushMs,
   });
@@ -248,13 +260,14 @@ export async function assembleReplica(
   if (openRedis) connections.push(openRedis.connections);
   return {
     catalog,
+    forecasts,
     store,
     keys,
     limiter,
     probe,
     healthy,
     sourceAnswered: sourceWatch.answered,
-    statusDocument: createStatusDocumentSource({ catalog, healthy }),
+    statusDocument: createStatusDocumentSource({ catalog, forecasts, healthy }),
     demo,
     onArchiveFormatError: archiveFormatReports(registry, revalidation, logger),
     components,

@@ -101,6 +101,7 @@ export async function buildReplica(
     ...ports,
     // One locator for the tile and TileJSON answers, so both share its decoded directories.
     tiles: createTileLocator({ store: ports.store, onFormatError: parts.onArchiveFormatError }),
+    forecasts: parts.forecasts,
     statusDocument: parts.statusDocument,
     logger,
     cors,

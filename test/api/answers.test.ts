@@ -487,7 +487,7 @@ function expectBody(c: Case, res: InjectResponse): void {
     expect(res.json()).toEqual({ error: { code: c.status, message: expect.any(String) } });
     expect(res.headers['content-type']).toBe('application/json');
   } else if (body === 'status') {
-    expect(res.json()).toEqual({ healthy: true, latest: TS, timestamps: [TS] });
+    expect(res.json()).toEqual({ healthy: true, latest: TS, timestamps: [TS], forecasts: [] });
   } else if (body === 'empty-tile') {
     expect(res.body.subarray(1, 4).toString()).toBe('PNG');
   } else if ('archive' in body) {

@@ -25,7 +25,9 @@ import {
 } from '../harness/embedded-api';
 import { loadOpenApiContract, type OpenApiContract } from '../harness/openapi-contract';
 import { recentTimestamp } from '../harness/timestamps';
-import { sparseArchive } from '../harness/tile-conformance';
+import { sparseArchive, sparseForecastArchive } from '../harness/tile-conformance';
+import { forecastArchive, forecastFileName } from '../harness/forecast-archives';
+import { waitFor } from '../harness/wait';
 import { FOREIGN_TILE, schemeArchive } from '../fixtures/palette-tiles';
 
 jest.setTimeout(90_000);
@@ -42,6 +44,17 @@ const schemeTiles = schemeArchive(SCHEME_TS, true);
 const SCHEME_TILE = `/tiles/${SCHEME_TS}/cividis/7/10/20.png`;
 const SCHEME_TILEJSON = `/tiles/${SCHEME_TS}/cividis.json`;
 const LEGEND = '/legend.json';
+/** Forecast frames: the sparse archive as base TS lead 30, rendered palette tiles as SCHEME_TS's. */
+const FORECAST = { base: TS, lead: 30 };
+const forecastSparse = sparseForecastArchive(FORECAST);
+const SCHEME_FORECAST = { base: SCHEME_TS, lead: 30 };
+const forecastRendered = forecastArchive(SCHEME_FORECAST, { leads: [30] });
+const F_ARCHIVE = `/forecasts/${TS}/30.pmtiles`;
+const F_TILE = `/forecasts/${TS}/30/7/10/20.png`;
+const F_EMPTY_TILE = `/forecasts/${TS}/30/7/0/3.png`;
+const F_TILEJSON = `/forecasts/${TS}/30.json`;
+const F_SCHEME_TILE = `/forecasts/${SCHEME_TS}/30/cividis/0/0/0.png`;
+const F_SCHEME_TILEJSON = `/forecasts/${SCHEME_TS}/30/cividis.json`;
 const ALLOWED = 'https://maps.example';
 const OTHER = 'https://elsewhere.example';
 const OLD_DATE = 'Sat, 01 Jan 2000 00:00:00 GMT';
@@ -75,6 +88,11 @@ const CREDENTIALED = [
   SCHEME_TILE,
   SCHEME_TILEJSON,
   LEGEND,
+  F_ARCHIVE,
+  F_TILE,
+  F_TILEJSON,
+  F_SCHEME_TILE,
+  F_SCHEME_TILEJSON,
 ];
 const ROUTES = [...CREDENTIALED, '/openapi.json'];
 const PREFLIGHT = {
@@ -141,6 +159,48 @@ const CASES: readonly Case[] = [
   { path: SCHEME_TILEJSON, headers: () => ({ 'If-Match': '"other"' }), status: 412 },
   { path: `/tiles/${SCHEME_TS}/rainbow.json`, status: 400 },
   { path: '/tiles/202001010000/cividis.json', status: 404 },
+  // Forecast frames: the same contracts under /forecasts/{base}/{lead}.
+  { path: F_ARCHIVE, status: 200 },
+  { path: F_ARCHIVE, method: 'HEAD', status: 200 },
+  { path: F_ARCHIVE, headers: () => ({ Range: 'bytes=0-16383' }), status: 206 },
+  { path: F_ARCHIVE, headers: (e) => ({ 'If-None-Match': e.fArchive! }), status: 304 },
+  { path: F_ARCHIVE, headers: () => ({ 'If-Match': '"other"' }), status: 412 },
+  { path: F_ARCHIVE, headers: () => ({ Range: 'bytes=99999999-' }), status: 416 },
+  { path: `/forecasts/${TS}/40.pmtiles`, status: 404 },
+  { path: '/forecasts/202001010000/30.pmtiles', status: 404 },
+  { path: `/forecasts/${TS}/030.pmtiles`, status: 400 },
+  { path: '/forecasts/202613011200/30.pmtiles', status: 400 },
+  { path: `/tiles/forecast-${TS}-030.pmtiles`, status: 400 },
+  { path: F_TILE, status: 200 },
+  { path: F_EMPTY_TILE, status: 200 },
+  { path: F_TILE, method: 'HEAD', status: 200 },
+  { path: F_TILE, headers: (e) => ({ 'If-None-Match': e.fTile! }), status: 304 },
+  { path: F_TILE, headers: () => ({ 'If-Match': '"other"' }), status: 412 },
+  { path: `/forecasts/${TS}/30/8/0/0.png`, status: 400 },
+  { path: `/forecasts/${TS}/0/0/0/0.png`, status: 400 },
+  { path: `/forecasts/${TS}/40/0/0/0.png`, status: 404 },
+  { path: F_TILEJSON, status: 200 },
+  { path: F_TILEJSON, method: 'HEAD', status: 200 },
+  { path: F_TILEJSON, headers: (e) => ({ 'If-None-Match': e.fTilejson! }), status: 304 },
+  { path: F_TILEJSON, headers: () => ({ 'If-Match': '"other"' }), status: 412 },
+  { path: `/forecasts/${TS}/1441.json`, status: 400 },
+  { path: `/forecasts/${TS}/40.json`, status: 404 },
+  { path: F_SCHEME_TILE, status: 200 },
+  { path: F_SCHEME_TILE, method: 'HEAD', status: 200 },
+  { path: F_SCHEME_TILE, headers: (e) => ({ 'If-None-Match': e.fSchemeTile! }), status: 304 },
+  { path: F_SCHEME_TILE, headers: () => ({ 'If-Match': '"other"' }), status: 412 },
+  { path: `/forecasts/${SCHEME_TS}/30/rainbow/0/0/0.png`, status: 400 },
+  { path: `/forecasts/${SCHEME_TS}/40/nws/0/0/0.png`, status: 404 },
+  { path: F_SCHEME_TILEJSON, status: 200 },
+  { path: F_SCHEME_TILEJSON, method: 'HEAD', status: 200 },
+  {
+    path: F_SCHEME_TILEJSON,
+    headers: (e) => ({ 'If-None-Match': e.fSchemeTilejson! }),
+    status: 304,
+  },
+  { path: F_SCHEME_TILEJSON, headers: () => ({ 'If-Match': '"other"' }), status: 412 },
+  { path: `/forecasts/${SCHEME_TS}/30/rainbow.json`, status: 400 },
+  { path: `/forecasts/${SCHEME_TS}/40/cividis.json`, status: 404 },
   { path: LEGEND, status: 200 },
   { path: LEGEND, headers: () => ({ 'Accept-Encoding': 'gzip' }), status: 200 },
   { path: LEGEND, headers: () => ({ 'Accept-Encoding': 'br' }), status: 200 },
@@ -204,11 +264,24 @@ async function start(options: EmbeddedApiOptions, publish = true): Promise<Embed
     ? async (_root: string, dataDir: string) => {
         await fs.writeFile(path.join(dataDir, `${TS}.pmtiles`), archive);
         await fs.writeFile(path.join(dataDir, `${SCHEME_TS}.pmtiles`), schemeTiles);
+        await fs.writeFile(path.join(dataDir, forecastFileName(FORECAST)), forecastSparse);
+        await fs.writeFile(path.join(dataDir, forecastFileName(SCHEME_FORECAST)), forecastRendered);
       }
     : undefined;
   const api = await startEmbeddedApi({ ...options, ...(prepare ? { prepare } : {}) });
   started.push(api);
-  if (publish) for (const ts of [TS, SCHEME_TS]) await api.waitForListed(ts);
+  if (publish) {
+    for (const ts of [TS, SCHEME_TS]) await api.waitForListed(ts);
+    await waitFor(
+      // Both bases are ingested in one pass: TS listed, SCHEME_TS readable within its grace.
+      async () =>
+        (await api.inject('/status.json', { headers: auth() })).json<{ forecasts: unknown[] }>()
+          .forecasts.length === 1,
+      10_000,
+      'forecast frames listed',
+      50,
+    );
+  }
   return api;
 }
 
@@ -244,6 +317,11 @@ async function currentEtags(api: EmbeddedApi): Promise<Record<string, string>> {
     schemeTilejson: await etag(SCHEME_TILEJSON, auth()),
     legend: await etag(LEGEND, auth()),
     openapi: await etag('/openapi.json', {}),
+    fArchive: await etag(F_ARCHIVE, { ...auth(), Range: 'bytes=0-0' }),
+    fTile: await etag(F_TILE, auth()),
+    fTilejson: await etag(F_TILEJSON, auth()),
+    fSchemeTile: await etag(F_SCHEME_TILE, auth()),
+    fSchemeTilejson: await etag(F_SCHEME_TILEJSON, auth()),
   };
 }
 
@@ -303,7 +381,18 @@ describe('the answers of a replica in trouble match the description', () => {
     for (const origin of [undefined, ALLOWED]) {
       const extra: Headers = origin ? { Origin: origin } : {};
       mode = 'store-unavailable';
-      for (const route of [ARCHIVE, TILE, TILEJSON, SCHEME_TILE, SCHEME_TILEJSON])
+      for (const route of [
+        ARCHIVE,
+        TILE,
+        TILEJSON,
+        SCHEME_TILE,
+        SCHEME_TILEJSON,
+        F_ARCHIVE,
+        F_TILE,
+        F_TILEJSON,
+        F_SCHEME_TILE,
+        F_SCHEME_TILEJSON,
+      ])
         problems.push(...(await problemsOf(api, { path: route, status: 503 }, extra)));
       mode = 'store-broken';
       for (const route of [ARCHIVE, `/tiles/${TS}/6/5/20.png`, TILEJSON])

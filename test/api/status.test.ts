@@ -29,13 +29,13 @@ describe('with archives published', () => {
     }
   });
 
-  it('returns exactly healthy, latest and timestamps, newest first', async () => {
+  it('returns exactly healthy, latest, timestamps (newest first) and forecasts', async () => {
     const res = await api.inject('/status.json', { headers: auth() });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json');
     expect(res.headers['cache-control']).toBe('private, no-cache');
     const body = res.json<Record<string, unknown>>();
-    expect(Object.keys(body).sort()).toEqual(['healthy', 'latest', 'timestamps']);
+    expect(Object.keys(body).sort()).toEqual(['forecasts', 'healthy', 'latest', 'timestamps']);
     expect(body.timestamps).toEqual(recent);
     expect(body.latest).toBe(recent[0]);
     expect(body.healthy).toBe(true);

@@ -18,6 +18,8 @@ export interface SchemeTarget {
   readonly baseUrls: readonly string[];
   /** A published timestamp whose archive is `schemeArchive(timestamp)`. */
   readonly timestamp: string;
+  /** The frame's path when it is not the observed `timestamp`'s (a forecast frame's). */
+  readonly framePath?: string;
   readonly auth: Record<string, string>;
 }
 
@@ -38,11 +40,13 @@ export function describeSchemeConformance(name: string, target: () => SchemeTarg
       headers: Record<string, string> = {},
       method = 'GET',
     ) => request(base, path, { method, headers: { ...t.auth, ...headers } });
+    let frame: string;
     const tilePath = (scheme: string, [z, x, y]: readonly number[]) =>
-      `/tiles/${t.timestamp}/${scheme}/${z}/${x}/${y}.png`;
+      `${frame}/${scheme}/${z}/${x}/${y}.png`;
 
     beforeAll(() => {
       t = target();
+      frame = t.framePath ?? `/tiles/${t.timestamp}`;
       for (const [z, x, y] of TILES) expect(variantAt(z, x, y)).toBeDefined();
       expect(variantAt(...EMPTY)).toBeUndefined();
     });
@@ -105,10 +109,10 @@ export function describeSchemeConformance(name: string, target: () => SchemeTarg
 
     it('each scheme TileJSON names its tiles at the entry point used', async () => {
       for (const base of t.baseUrls) {
-        const res = await get(base, `/tiles/${t.timestamp}/grey-dbz.json`);
+        const res = await get(base, `${frame}/grey-dbz.json`);
         expect(res.status).toBe(200);
         const doc = res.json<{ tiles: string[] }>();
-        expect(doc.tiles).toEqual([`${base}/tiles/${t.timestamp}/grey-dbz/{z}/{x}/{y}.png`]);
+        expect(doc.tiles).toEqual([`${base}${frame}/grey-dbz/{z}/{x}/{y}.png`]);
         const url = new URL(doc.tiles[0]!.replace('{z}/{x}/{y}', TILES[1]!.join('/')));
         const tile = await request(url.origin, url.pathname, { headers: t.auth });
         expect(tile.status).toBe(200);

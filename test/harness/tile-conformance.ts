@@ -1,13 +1,16 @@
 /**
  * The z/x/y tile and TileJSON contract (docs/tiles.md), written once and run against every
  * topology: one embedded replica, two replicas sharing Redis and S3, and nginx in front of
- * them. Expected tile bytes come from the independent `pmtiles` reader (`getZxy`) over the
+ * them, for an observed frame (`/tiles/{timestamp}`) and a forecast frame
+ * (`/forecasts/{base}/{lead}`) alike. Expected tile bytes come from the independent `pmtiles` reader (`getZxy`) over the
  * same archive bytes, never from the service's own code.
  */
 import { PMTiles } from 'pmtiles';
 import { PNG } from 'pngjs';
 import { createBufferSource } from '../fixtures/buffer-source';
 import { archiveOf, pyramid } from '../fixtures/archives';
+import type { ForecastFrameId } from '../../src/domain/forecast-frames';
+import { forecastMetadataOf } from './forecast-archives';
 import { request, type RawResponse } from './http-client';
 
 /** A sparse archive (every 7th tile missing) large enough for leaf directories. */
@@ -18,6 +21,59 @@ export function sparseArchive(timestamp: string): Buffer {
     attribution: 'Test attribution',
     description: 'Sparse test archive',
   });
+}
+
+/**
+ * The sparse archive as forecast frame `id` (the only lead of its cycle, so it is listed
+ * alone), with the forecast metadata ingest requires and the TileJSON carries.
+ */
+export function sparseForecastArchive(id: ForecastFrameId): Buffer {
+  const tiles = pyramid(7, 48).filter((t) => (t.x + t.y + t.z) % 7 !== 3);
+  return archiveOf(tiles, 7, {
+    name: `Conformance forecast ${id.base} +${id.lead}`,
+    attribution: 'Test attribution',
+    description: 'Sparse test archive',
+    ...forecastMetadataOf(id),
+  });
+}
+
+/** The URL family of a frame: `/tiles/{timestamp}`, or a forecast frame's. */
+export interface FrameUrls {
+  /** The frame's path without suffix: `/tiles/{timestamp}`, `/forecasts/{base}/{lead}`. */
+  readonly path: string;
+  /** Paths (without suffix) of the same family with a malformed id: 400. */
+  readonly malformed: readonly string[];
+  /** A well-formed path of the family that names no readable frame: 404. */
+  readonly unknown: string;
+  /** Metadata fields the TileJSON carries as they are. */
+  readonly tileJsonFields: readonly string[];
+}
+
+/** The observed frame `timestamp`'s URLs. */
+export function observedUrls(timestamp: string): FrameUrls {
+  return {
+    path: `/tiles/${timestamp}`,
+    malformed: ['/tiles/202613011200', '/tiles/20261122', '/tiles/latest'],
+    unknown: '/tiles/201901010000',
+    tileJsonFields: [],
+  };
+}
+
+/** Forecast frame `id`'s URLs. */
+export function forecastUrls({ base, lead }: ForecastFrameId): FrameUrls {
+  return {
+    path: `/forecasts/${base}/${lead}`,
+    malformed: [
+      `/forecasts/${base}/0${lead}`,
+      `/forecasts/${base}/0`,
+      `/forecasts/${base}/1441`,
+      `/forecasts/20261122/${lead}`,
+      `/forecasts/202613011200/${lead}`,
+      `/forecasts/latest/${lead}`,
+    ],
+    unknown: `/forecasts/201901010000/${lead}`,
+    tileJsonFields: ['forecast', 'motion'],
+  };
 }
 
 export interface TileTarget {
@@ -32,6 +88,8 @@ export interface TileTarget {
   /** Credentials of a key with a small limit and its limit (429 once spent). */
   readonly limitedAuth: Record<string, string>;
   readonly limitedLimit: number;
+  /** The frame's URL family (default: the observed frame `timestamp`'s). */
+  readonly urls?: FrameUrls;
 }
 
 const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
@@ -46,7 +104,9 @@ function expectRecord(res: RawResponse, code: number, message: string): void {
 export function describeTileConformance(name: string, target: () => TileTarget): void {
   describe(`${name}: z/x/y tiles and TileJSON`, () => {
     let t: TileTarget;
+    let u: FrameUrls;
     let reader: PMTiles;
+    let metadata: Record<string, unknown>;
     let present: Array<[number, number, number]>;
     let missing: Array<[number, number, number]>;
     const get = (path: string, headers: Record<string, string> = {}, method = 'GET', i = 0) =>
@@ -54,12 +114,14 @@ export function describeTileConformance(name: string, target: () => TileTarget):
         method,
         headers: { ...t.auth, ...headers },
       });
-    const tilePath = (z: number, x: number, y: number, ts = t.timestamp) =>
-      `/tiles/${ts}/${z}/${x}/${y}.png`;
+    const tilePath = (z: number, x: number, y: number, frame = u.path) =>
+      `${frame}/${z}/${x}/${y}.png`;
 
     beforeAll(async () => {
       t = target();
+      u = t.urls ?? observedUrls(t.timestamp);
       reader = new PMTiles(createBufferSource(t.archive));
+      metadata = (await reader.getMetadata()) as Record<string, unknown>;
       present = [];
       missing = [];
       const candidates: Array<[number, number, number]> = [
@@ -172,17 +234,17 @@ export function describeTileConformance(name: string, target: () => TileTarget):
       ['a decimal point', '/3/1.0/1.png'],
       ['hex', '/3/0x1/1.png'],
     ])('400 for %s', async (_label, suffix) => {
-      const res = await get(`/tiles/${t.timestamp}${suffix}`);
+      const res = await get(`${u.path}${suffix}`);
       expectRecord(res, 400, 'Bad Request');
       for (const h of RATE_HEADERS) expect(res.headers[h]).toBeDefined();
     });
 
-    it('400 for a malformed timestamp, 404 for an unpublished one or another extension', async () => {
-      expectRecord(await get('/tiles/202613011200/0/0/0.png'), 400, 'Bad Request');
-      expectRecord(await get('/tiles/20261122/0/0/0.png'), 400, 'Bad Request');
-      expectRecord(await get('/tiles/201901010000/0/0/0.png'), 404, 'Not Found');
-      expectRecord(await get(`/tiles/${t.timestamp}/0/0/0.jpg`), 404, 'Not Found');
-      expectRecord(await get(`/tiles/${t.timestamp}/0/0.png`), 404, 'Not Found');
+    it('400 for a malformed frame id, 404 for an unpublished one or another extension', async () => {
+      for (const bad of u.malformed)
+        expectRecord(await get(tilePath(0, 0, 0, bad)), 400, 'Bad Request');
+      expectRecord(await get(tilePath(0, 0, 0, u.unknown)), 404, 'Not Found');
+      expectRecord(await get(`${u.path}/0/0/0.jpg`), 404, 'Not Found');
+      expectRecord(await get(`${u.path}/0/0.png`), 404, 'Not Found');
     });
 
     it('401 and 403 cost no point and carry no rate-limit headers', async () => {
@@ -239,7 +301,7 @@ export function describeTileConformance(name: string, target: () => TileTarget):
     it('TileJSON 3.0.0 from the archive header and metadata; its template serves the tiles', async () => {
       const header = await reader.getHeader();
       for (let i = 0; i < t.baseUrls.length; i++) {
-        const res = await get(`/tiles/${t.timestamp}.json`, {}, 'GET', i);
+        const res = await get(`${u.path}.json`, {}, 'GET', i);
         expect(res.status).toBe(200);
         expect(res.headers['content-type']).toMatch(/^application\/json/);
         expect(res.headers['cache-control']).toBe('private, max-age=31536000, immutable');
@@ -247,7 +309,7 @@ export function describeTileConformance(name: string, target: () => TileTarget):
         const doc = res.json<Record<string, unknown>>();
         expect(doc).toMatchObject({
           tilejson: '3.0.0',
-          name: `Conformance ${t.timestamp}`,
+          name: metadata.name,
           attribution: 'Test attribution',
           description: 'Sparse test archive',
           scheme: 'xyz',
@@ -255,8 +317,10 @@ export function describeTileConformance(name: string, target: () => TileTarget):
           maxzoom: header.maxZoom,
           bounds: [header.minLon, header.minLat, header.maxLon, header.maxLat],
           center: [header.centerLon, header.centerLat, header.centerZoom],
-          tiles: [`${t.baseUrls[i]}/tiles/${t.timestamp}/{z}/{x}/{y}.png`],
+          tiles: [`${t.baseUrls[i]}${u.path}/{z}/{x}/{y}.png`],
         });
+        for (const field of u.tileJsonFields) expect(doc[field]).toEqual(metadata[field]);
+        if (u.tileJsonFields.length === 0) expect(doc).not.toHaveProperty('forecast');
         const template = (doc.tiles as string[])[0]!;
         const c = present[1]!;
         const url = new URL(
@@ -268,21 +332,16 @@ export function describeTileConformance(name: string, target: () => TileTarget):
         const tile = await request(url.origin, url.pathname, { headers: t.auth });
         expect(tile.body.equals(Buffer.from((await reader.getZxy(...c))!.data))).toBe(true);
         const again = await get(
-          `/tiles/${t.timestamp}.json`,
+          `${u.path}.json`,
           { 'If-None-Match': String(res.headers.etag) },
           'GET',
           i,
         );
         expect(again.status).toBe(304);
       }
-      expectRecord(await get('/tiles/201901010000.json'), 404, 'Not Found');
-      expectRecord(await get('/tiles/2019010100.json'), 400, 'Bad Request');
-      expectRecord(
-        await request(t.baseUrls[0]!, `/tiles/${t.timestamp}.json`),
-        401,
-        'Unauthorized',
-      );
-      expectRecord(await get('/tiles/latest.json'), 400, 'Bad Request');
+      expectRecord(await get(`${u.unknown}.json`), 404, 'Not Found');
+      for (const bad of u.malformed) expectRecord(await get(`${bad}.json`), 400, 'Bad Request');
+      expectRecord(await request(t.baseUrls[0]!, `${u.path}.json`), 401, 'Unauthorized');
     });
   });
 }

@@ -1,6 +1,7 @@
 /**
  * Extra keys the tile suites need in a Redis key store: one bound to another app (403 with
- * the stack's app) and one with a small limit (429), added through the key CLI's store.
+ * the stack's app) and two with a small limit (429; one for the observed frame's suite, one
+ * for the forecast frame's), added through the key CLI's store.
  */
 import type { RedisClient } from '../../src/adapters/redis/client';
 import { createRedisKeyAdminStore } from '../../src/adapters/redis/key-admin';
@@ -12,6 +13,7 @@ import { waitFor } from './wait';
 export const TILE_TEST_KEYS = {
   unbound: { id: 'tiles-unbound', key: 'rk_tiles-unbound-0123456789' },
   limited: { id: 'tiles-limited', key: 'rk_tiles-limited-0123456789', limit: 4 },
+  limitedForecast: { id: 'tiles-limited-f', key: 'rk_tiles-limited-f-0123456789', limit: 4 },
 } as const;
 const OTHER_APP = 'tiles-other-app';
 
@@ -27,13 +29,13 @@ export async function addTileTestKeys(client: RedisClient, baseUrls: readonly st
         apps: [OTHER_APP],
         disabled: false,
       },
-      {
-        id: TILE_TEST_KEYS.limited.id,
-        sha256: hashApiKey(TILE_TEST_KEYS.limited.key),
+      ...[TILE_TEST_KEYS.limited, TILE_TEST_KEYS.limitedForecast].map((limited) => ({
+        id: limited.id,
+        sha256: hashApiKey(limited.key),
         apps: data.apps.filter((a) => a.id !== OTHER_APP).map((a) => a.id),
-        limit: TILE_TEST_KEYS.limited.limit,
+        limit: limited.limit,
         disabled: false,
-      },
+      })),
     ],
   }));
   for (const url of baseUrls) {

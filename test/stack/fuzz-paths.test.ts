@@ -284,7 +284,7 @@ function checkRouteOutcome(
         const pathPart = targetText.split(/[?#]/)[0]!;
         if (!named || !api().archives.has(named) || !safeDecode(pathPart).includes(named))
           problem(`TileJSON of ${named} served for a target that does not name it`);
-      } else if (Object.keys(doc).sort().join() !== 'healthy,latest,timestamps')
+      } else if (Object.keys(doc).sort().join() !== 'forecasts,healthy,latest,timestamps')
         problem('200 JSON that is not the status document');
     }
   } else {

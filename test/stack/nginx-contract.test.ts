@@ -155,7 +155,12 @@ describe('status through the edge', () => {
     expect(viaEdge.headers.etag).toMatch(/^"[^"]+"$/);
     expect(viaEdge.headers['cache-control']).toBe('private, no-cache');
     expect(viaEdge.headers['content-type']).toMatch(/^application\/json/);
-    expect(Object.keys(viaEdge.json<object>()).sort()).toEqual(['healthy', 'latest', 'timestamps']);
+    expect(Object.keys(viaEdge.json<object>()).sort()).toEqual([
+      'forecasts',
+      'healthy',
+      'latest',
+      'timestamps',
+    ]);
     expectRateLimitHeaders(viaEdge);
     const revalidated = await edgeRequest(edge.edgeUrl, '/status.json', {
       headers: { ...auth, 'If-None-Match': viaEdge.headers.etag! },

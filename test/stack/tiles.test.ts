@@ -1,16 +1,28 @@
 /**
- * z/x/y tiles and TileJSON on one embedded replica: the shared conformance suite, plus the
- * public base URL of TileJSON with and without a trusted proxy.
+ * z/x/y tiles and TileJSON on one embedded replica: the shared conformance suite (an observed
+ * frame and a forecast frame), plus the public base URL of TileJSON with and without a
+ * trusted proxy.
  */
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { PMTiles } from 'pmtiles';
 import { createRadarClient } from '../../src/client';
 import { createBufferSource } from '../fixtures/buffer-source';
 import { auth, KEYS, APPS, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
 import { request } from '../harness/http-client';
-import { describeTileConformance, sparseArchive } from '../harness/tile-conformance';
+import { forecastFileName } from '../harness/forecast-archives';
+import {
+  describeTileConformance,
+  forecastUrls,
+  sparseArchive,
+  sparseForecastArchive,
+} from '../harness/tile-conformance';
+import { waitFor } from '../harness/wait';
 
 const TS = '202611221400';
 const archive = sparseArchive(TS);
+const FORECAST = { base: TS, lead: 30 };
+const forecastArchive = sparseForecastArchive(FORECAST);
 let api: EmbeddedApi;
 /** Behind a trusted proxy, no forwarded host allowed. */
 let proxied: EmbeddedApi;
@@ -18,9 +30,11 @@ let proxied: EmbeddedApi;
 let listed: EmbeddedApi;
 /** With a fixed public URL. */
 let fixed: EmbeddedApi;
+/** Serving a forecast frame (its own replica: the limited key's points are its own). */
+let forecasts: EmbeddedApi;
 
 beforeAll(async () => {
-  [api, proxied, listed, fixed] = await Promise.all([
+  [api, proxied, listed, fixed, forecasts] = await Promise.all([
     startEmbeddedApi(),
     startEmbeddedApi({ trustProxy: true }),
     startEmbeddedApi({
@@ -28,14 +42,24 @@ beforeAll(async () => {
       env: { RADAR_PUBLIC_HOSTS: 'Radar.Example.com:8443,cdn.example.net' },
     }),
     startEmbeddedApi({ env: { RADAR_PUBLIC_URL: 'https://tiles.example.org/radar/' } }),
+    startEmbeddedApi(),
   ]);
   for (const server of [api, proxied, listed, fixed]) {
     await server.publish(TS, archive);
     await server.waitForListed(TS);
   }
+  await fs.writeFile(path.join(forecasts.dataDir, forecastFileName(FORECAST)), forecastArchive);
+  await waitFor(
+    async () =>
+      (await request(forecasts.baseUrl, '/forecasts/202611221400/30.json', { headers: auth() }))
+        .status === 200,
+    10_000,
+    'the forecast frame readable',
+    50,
+  );
 });
 afterAll(async () => {
-  await Promise.all([api, proxied, listed, fixed].map((server) => server.stop()));
+  await Promise.all([api, proxied, listed, fixed, forecasts].map((server) => server.stop()));
 });
 
 describeTileConformance('one replica', () => ({
@@ -46,6 +70,17 @@ describeTileConformance('one replica', () => ({
   forbiddenAuth: auth(KEYS.unbound, APPS.web),
   limitedAuth: auth(KEYS.limited),
   limitedLimit: 3,
+}));
+
+describeTileConformance('one replica, a forecast frame', () => ({
+  baseUrls: [forecasts.baseUrl],
+  timestamp: TS,
+  archive: forecastArchive,
+  auth: auth(),
+  forbiddenAuth: auth(KEYS.unbound, APPS.web),
+  limitedAuth: auth(KEYS.limited),
+  limitedLimit: 3,
+  urls: forecastUrls(FORECAST),
 }));
 
 describe('TileJSON public base URL', () => {

@@ -46,6 +46,15 @@ export const CATALOG_RECONCILED_KEY = `${HASH_TAG}:catalog:reconciled`;
 /** Pub/sub channel of catalog changes (JSON publish and prune events) for every replica. */
 export const CATALOG_EVENTS_CHANNEL = `${HASH_TAG}:events`;
 
+/**
+ * The forecast manifest: a string holding JSON (`domain/forecast-manifest-codec.ts`), every
+ * readable forecast base with its frames' metadata, written whole by the ingest leader only.
+ */
+export const FORECASTS_KEY = `${HASH_TAG}:forecasts`;
+
+/** Pub/sub channel announcing a new forecast manifest; replicas re-read it on any message. */
+export const FORECASTS_CHANNEL = `${HASH_TAG}:forecasts:events`;
+
 /** Ingest leader lease: a string holding the leader's id, set with NX and a PX expiry. */
 export const INGEST_LEADER_KEY = `${HASH_TAG}:ingest:leader`;
 

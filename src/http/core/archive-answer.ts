@@ -1,27 +1,23 @@
 /**
- * `GET|HEAD /tiles/{timestamp}.pmtiles`: validation (400), lookup (404), preconditions
- * (304/412), range selection (206/416/200), then the bytes from the block cache or the archive
- * store with an exact Content-Length. Metadata comes from the catalog snapshot (or, for a
- * timestamp it lacks, its index: published-meta.ts); HEAD and conditional answers never open
- * the store.
+ * `GET|HEAD /tiles/{timestamp}.pmtiles` and `/forecasts/{base}/{lead}.pmtiles`: validation
+ * (400), lookup (404), preconditions (304/412), range selection (206/416/200), then the bytes
+ * from the block cache or the archive store with an exact Content-Length. Metadata comes from
+ * the frame's catalog (`frame-lookup.ts`); HEAD and conditional answers never open the store.
  */
-import type { ArchiveMeta, ArchiveStore, ByteWindow, CatalogReader } from '../../domain/ports';
-import { parseTimestamp } from '../../domain/timestamps';
-import { BadRequestError, PreconditionFailedError, RangeNotSatisfiableError } from '../../errors';
+import type { ArchiveMeta, ArchiveStore, ByteWindow } from '../../domain/ports';
+import { PreconditionFailedError, RangeNotSatisfiableError } from '../../errors';
 import { selectRange } from './byte-range';
 import { evaluatePreconditions, ifRangeAllows } from './conditional';
 import { immutableCacheControl } from './cache-control';
 import type { Answer } from './answer';
 import type { Caller } from './authorise';
 import { openBody } from './open-body';
-import { withPublishedMeta } from './published-meta';
+import type { FrameLookup } from './frame-lookup';
 import type { CoreRequest } from './request';
-import { ARCHIVE_ROUTE } from './route-table';
 
 export const PMTILES_CONTENT_TYPE = 'application/vnd.pmtiles';
 
 export interface ArchiveRouteDeps {
-  readonly catalog: CatalogReader;
   readonly store: ArchiveStore;
 }
 
@@ -84,15 +80,10 @@ export function archiveHeaderCache(cacheControlSetting: 'private' | 'public'): A
 export function createArchiveAnswerer(
   deps: ArchiveRouteDeps,
   versions: ArchiveHeaderCache,
-): (request: CoreRequest, timestamp: string, caller: Caller) => Answer | Promise<Answer> {
-  return (request, timestamp, caller) => {
-    // A listed timestamp answers from the one snapshot lookup. Only valid timestamps are ever
-    // published, so a miss is parsed (400) before the lookup that may reach the index.
-    const listed = deps.catalog.current().get(timestamp);
-    if (listed !== undefined) return answerFor(request, listed, caller);
-    if (parseTimestamp(timestamp) === undefined) throw new BadRequestError();
-    return withPublishedMeta(deps.catalog, timestamp, (meta) => answerFor(request, meta, caller));
-  };
+  frames: FrameLookup,
+): (request: CoreRequest, id: readonly string[], caller: Caller) => Answer | Promise<Answer> {
+  const ARCHIVE_ROUTE = frames.routes.archive;
+  return (request, id, caller) => frames.withMeta(id, (meta) => answerFor(request, meta, caller));
 
   function answerFor(
     request: CoreRequest,

@@ -38,6 +38,8 @@ import {
 } from './authorise';
 import type { CorsPolicy } from './cors';
 import { createFailureAnswerer } from './failure';
+import { forecastFrames, observedFrames } from './frame-lookup';
+import type { ForecastCatalogReader } from '../../domain/forecast-catalog';
 import { createLegendAnswerer } from './legend-answer';
 import { checkProtocol } from './protocol';
 import type { PublicBaseUrl } from './public-base-url';
@@ -64,6 +66,8 @@ export type RateDecisionListener = (allowed: boolean, limit: number) => void;
 export interface CoreDeps {
   readonly logger: Logger;
   readonly catalog: CatalogReader;
+  /** Forecast frames readable now (`/forecasts/...`). */
+  readonly forecasts: ForecastCatalogReader;
   readonly store: ArchiveStore;
   readonly keys: KeyStore;
   readonly limiter: RateLimiter;
@@ -122,19 +126,32 @@ export function createCore(deps: CoreDeps): Core {
   const status = createStatusAnswerer(deps.statusDocument);
   // One header cache per archive version for the three answers about archives.
   const versions = archiveHeaderCache(deps.cacheControl);
-  const archive = createArchiveAnswerer(deps, versions);
-  const tile = createTileAnswerer(deps, versions);
-  const tileJson = createTileJsonAnswerer(deps, versions);
+  const observed = observedFrames(deps.catalog);
+  const forecast = forecastFrames(deps.forecasts);
+  const archive = createArchiveAnswerer(deps, versions, observed);
+  const tile = createTileAnswerer(deps, versions, observed);
+  const tileJson = createTileJsonAnswerer(deps, versions, observed);
+  const forecastArchive = createArchiveAnswerer(deps, versions, forecast);
+  const forecastTile = createTileAnswerer(deps, versions, forecast);
+  const forecastTileJson = createTileJsonAnswerer(deps, versions, forecast);
   const legend = createLegendAnswerer(deps.cacheControl);
   const openApi = createOpenApiAnswerer(deps.openApi);
   const handlers: Record<CredentialedRouteKind, Handler> = {
     status: (request) => status(request.headers),
-    archive: (request, [timestamp], caller) => archive(request, timestamp!, caller),
-    tile: (request, params, caller) => tile(request, params, caller),
-    tilejson: (request, [timestamp]) => tileJson(request, timestamp!),
-    'scheme-tile': (request, [timestamp, scheme, z, x, y], caller) =>
-      tile(request, [timestamp!, z!, x!, y!], caller, scheme!),
-    'scheme-tilejson': (request, [timestamp, scheme]) => tileJson(request, timestamp!, scheme!),
+    archive: (request, params, caller) => archive(request, params, caller),
+    tile: (request, [timestamp, ...zxy], caller) => tile(request, [timestamp!], zxy, caller),
+    tilejson: (request, params) => tileJson(request, params),
+    'scheme-tile': (request, [timestamp, scheme, ...zxy], caller) =>
+      tile(request, [timestamp!], zxy, caller, scheme!),
+    'scheme-tilejson': (request, [timestamp, scheme]) => tileJson(request, [timestamp!], scheme!),
+    'forecast-archive': (request, params, caller) => forecastArchive(request, params, caller),
+    'forecast-tile': (request, [base, lead, ...zxy], caller) =>
+      forecastTile(request, [base!, lead!], zxy, caller),
+    'forecast-tilejson': (request, params) => forecastTileJson(request, params),
+    'forecast-scheme-tile': (request, [base, lead, scheme, ...zxy], caller) =>
+      forecastTile(request, [base!, lead!], zxy, caller, scheme!),
+    'forecast-scheme-tilejson': (request, [base, lead, scheme]) =>
+      forecastTileJson(request, [base!, lead!], scheme!),
     legend: (request) => legend(request.headers),
   };
   const openHandlers: Record<OpenRouteKind, OpenHandler> = {

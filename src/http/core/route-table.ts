@@ -13,7 +13,18 @@ import { pathToRegexp } from 'path-to-regexp';
 
 /** Routes that need `Authorization` and `X-App`; the core has one handler per kind. */
 export type CredentialedRouteKind =
-  'status' | 'archive' | 'tilejson' | 'tile' | 'scheme-tilejson' | 'scheme-tile' | 'legend';
+  | 'status'
+  | 'archive'
+  | 'tilejson'
+  | 'tile'
+  | 'scheme-tilejson'
+  | 'scheme-tile'
+  | 'forecast-archive'
+  | 'forecast-tilejson'
+  | 'forecast-tile'
+  | 'forecast-scheme-tilejson'
+  | 'forecast-scheme-tile'
+  | 'legend';
 /** Routes anyone may read (no credentials, no rate-limit point). */
 export type OpenRouteKind = 'openapi';
 
@@ -42,6 +53,15 @@ export const TILE_ROUTE = '/tiles/:timestamp/:z/:x/:y.png';
 /** TileJSON and z/x/y tiles in a colour scheme (one more path segment: the scheme id). */
 export const SCHEME_TILEJSON_ROUTE = '/tiles/:timestamp/:scheme.json';
 export const SCHEME_TILE_ROUTE = '/tiles/:timestamp/:scheme/:z/:x/:y.png';
+/**
+ * The same five answers for a forecast frame, named by its base time and lead (minutes):
+ * never the shape of an observed URL (docs/behaviour.md, "Forecast frames").
+ */
+export const FORECAST_ARCHIVE_ROUTE = '/forecasts/:base/:lead.pmtiles';
+export const FORECAST_TILEJSON_ROUTE = '/forecasts/:base/:lead.json';
+export const FORECAST_TILE_ROUTE = '/forecasts/:base/:lead/:z/:x/:y.png';
+export const FORECAST_SCHEME_TILEJSON_ROUTE = '/forecasts/:base/:lead/:scheme.json';
+export const FORECAST_SCHEME_TILE_ROUTE = '/forecasts/:base/:lead/:scheme/:z/:x/:y.png';
 export const LEGEND_ROUTE = '/legend.json';
 export const OPENAPI_ROUTE = '/openapi.json';
 
@@ -57,6 +77,11 @@ export const ROUTES: readonly Route[] = [
   { kind: 'tile', template: TILE_ROUTE },
   { kind: 'scheme-tilejson', template: SCHEME_TILEJSON_ROUTE },
   { kind: 'scheme-tile', template: SCHEME_TILE_ROUTE },
+  { kind: 'forecast-archive', template: FORECAST_ARCHIVE_ROUTE },
+  { kind: 'forecast-tilejson', template: FORECAST_TILEJSON_ROUTE },
+  { kind: 'forecast-tile', template: FORECAST_TILE_ROUTE },
+  { kind: 'forecast-scheme-tilejson', template: FORECAST_SCHEME_TILEJSON_ROUTE },
+  { kind: 'forecast-scheme-tile', template: FORECAST_SCHEME_TILE_ROUTE },
   { kind: 'legend', template: LEGEND_ROUTE },
   { kind: 'openapi', template: OPENAPI_ROUTE },
 ];

@@ -1,5 +1,6 @@
 /**
- * `GET|HEAD /tiles/{timestamp}/{z}/{x}/{y}.png`: one tile out of a published archive, for
+ * `GET|HEAD /tiles/{timestamp}/{z}/{x}/{y}.png` (and a forecast frame's
+ * `/forecasts/{base}/{lead}/{z}/{x}/{y}.png`, `frame-lookup.ts`): one tile out of a published archive, for
  * clients that do not speak PMTiles (Leaflet, OpenLayers XYZ, native SDKs, QGIS). Same
  * contract as the archive route: validation (400), lookup (404), then z against the
  * archive's zoom range (400), preconditions (304/412), and the bytes with an exact
@@ -13,8 +14,7 @@
  * every scheme and is sent as it is. A stored tile that is not in the renderer's palette
  * cannot be recoloured: that is the service's own inconsistency, answered 500 and logged.
  */
-import type { ArchiveMeta, ArchiveStore, ByteWindow, CatalogReader } from '../../domain/ports';
-import { parseTimestamp } from '../../domain/timestamps';
+import type { ArchiveMeta, ArchiveStore, ByteWindow } from '../../domain/ports';
 import { readWhole } from '../../shared/read-whole';
 import { BadRequestError, NotFoundError, PreconditionFailedError } from '../../errors';
 import { Compression, TileType, type PmtilesHeader } from '../../pmtiles/header';
@@ -28,12 +28,10 @@ import type { Answer } from './answer';
 import type { ArchiveHeaderCache } from './archive-answer';
 import type { Caller } from './authorise';
 import { openBody } from './open-body';
-import { withPublishedMeta } from './published-meta';
+import type { FrameLookup } from './frame-lookup';
 import type { CoreRequest } from './request';
-import { SCHEME_TILE_ROUTE, TILE_ROUTE } from './route-table';
 
 export interface TileRouteDeps {
-  readonly catalog: CatalogReader;
   readonly store: ArchiveStore;
   readonly tiles: TileLocator;
 }
@@ -73,10 +71,11 @@ interface TileTarget {
 /** Finds the tile's window once the answer needs it (undefined: the archive holds none). */
 type WindowLookup = () => Promise<ByteWindow | undefined>;
 
-/** The tile answerer's signature: `params` are `[timestamp, z, x, y]`. */
+/** The tile answerer's signature: `id` names the frame, `zxy` are `[z, x, y]`. */
 export type TileAnswerer = (
   request: CoreRequest,
-  params: readonly string[],
+  id: readonly string[],
+  zxy: readonly string[],
   caller: Caller,
   schemeId?: string,
 ) => Answer | Promise<Answer>;
@@ -91,8 +90,11 @@ export type TileAnswerer = (
 export function createTileAnswerer(
   deps: TileRouteDeps,
   versions: ArchiveHeaderCache,
+  frames: FrameLookup,
 ): TileAnswerer {
   const schemes = createTileSchemes();
+  const TILE_ROUTE = frames.routes.tile;
+  const SCHEME_TILE_ROUTE = frames.routes.schemeTile;
 
   /** The tile's bytes answer (`window` undefined: the archive holds no tile there). */
   const send = (
@@ -170,14 +172,13 @@ export function createTileAnswerer(
     return window().then((found) => send(request, target, headers, encoding, found, caller));
   };
 
-  return (request, [timestamp, z, x, y], caller, schemeId) => {
-    // Validation (400), then the lookup (404): the timestamp, z/x/y and the scheme first.
+  return (request, id, [z, x, y], caller, schemeId) => {
+    // Validation (400), then the lookup (404): the frame's id, z/x/y and the scheme first.
     const coords = parseTileCoordinates(z!, x!, y!);
-    if (parseTimestamp(timestamp!) === undefined || coords === undefined)
-      throw new BadRequestError();
+    if (!frames.valid(id) || coords === undefined) throw new BadRequestError();
     const scheme = schemeId === undefined ? undefined : schemes.get(schemeId);
     if (schemeId !== undefined && scheme === undefined) throw new BadRequestError();
-    return withPublishedMeta(deps.catalog, timestamp!, (meta) => {
+    return frames.withMeta(id, (meta) => {
       const target: TileTarget = { meta, coords, scheme };
       const tileId = zxyToTileId(coords.z, coords.x, coords.y);
       const located = deps.tiles.peek(meta, tileId);

@@ -9,8 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { ArchiveMeta, CatalogReader } from '../../domain/ports';
-import { parseTimestamp } from '../../domain/timestamps';
+import type { ArchiveMeta } from '../../domain/ports';
 import { findScheme } from '../../palette/colour-schemes';
 import { BadRequestError, PreconditionFailedError } from '../../errors';
 import type { PmtilesHeader } from '../../pmtiles/header';
@@ -19,13 +18,11 @@ import { evaluatePreconditions } from './conditional';
 import type { Answer } from './answer';
 import type { ArchiveHeaderCache } from './archive-answer';
 import type { PublicBaseUrl } from './public-base-url';
-import { withPublishedMeta } from './published-meta';
+import type { FrameLookup } from './frame-lookup';
 import type { CoreRequest } from './request';
-import { SCHEME_TILEJSON_ROUTE, TILEJSON_ROUTE } from './route-table';
 import { jsonBytes } from '../../shared/json-text';
 
 export interface TileJsonRouteDeps {
-  readonly catalog: CatalogReader;
   readonly tiles: TileLocator;
   /** The public base URL of a request (`public-base-url.ts`); throws 400 for an unusable one. */
   readonly baseUrl: (headers: CoreRequest['headers']) => PublicBaseUrl;
@@ -49,15 +46,26 @@ interface TileJson {
 const text = (value: unknown): string | undefined =>
   typeof value === 'string' && value.length > 0 ? value : undefined;
 
-/** Builds the document (pure); with `schemeId` its tiles are those of that colour scheme. */
+/**
+ * Builds the document (pure): `path` is the frame's public path (`/tiles/{timestamp}`), with
+ * `schemeId` its tiles are those of that colour scheme, and `fields` are metadata objects it
+ * carries as they are (a forecast frame's `forecast` and `motion`).
+ */
 function buildTileJson(
   baseUrl: string,
+  path: string,
   timestamp: string,
   header: PmtilesHeader,
   metadata: Readonly<Record<string, unknown>>,
-  schemeId?: string,
+  schemeId: string | undefined,
+  fields: readonly string[],
 ): TileJson {
   const scheme = schemeId === undefined ? '' : `/${schemeId}`;
+  const carried: Record<string, unknown> = {};
+  for (const field of fields) {
+    const value = metadata[field];
+    if (typeof value === 'object' && value !== null) carried[field] = value;
+  }
   const description = text(metadata.description);
   const version = text(metadata.version);
   const attribution = text(metadata.attribution);
@@ -68,7 +76,7 @@ function buildTileJson(
     ...(version !== undefined ? { version } : {}),
     ...(attribution !== undefined ? { attribution } : {}),
     scheme: 'xyz',
-    tiles: [`${baseUrl}/tiles/${timestamp}${scheme}/{z}/{x}/{y}.png`],
+    tiles: [`${baseUrl}${path}${scheme}/{z}/{x}/{y}.png`],
     minzoom: header.minZoom,
     maxzoom: header.maxZoom,
     bounds: [header.minLon, header.minLat, header.maxLon, header.maxLat],
@@ -77,6 +85,7 @@ function buildTileJson(
       header.centerLat,
       Math.min(Math.max(header.centerZoom, header.minZoom), header.maxZoom),
     ],
+    ...carried,
   };
 }
 
@@ -92,7 +101,8 @@ interface Rendered {
 export function createTileJsonAnswerer(
   deps: TileJsonRouteDeps,
   versions: ArchiveHeaderCache,
-): (request: CoreRequest, timestamp: string, schemeId?: string) => Answer | Promise<Answer> {
+  frames: FrameLookup,
+): (request: CoreRequest, id: readonly string[], schemeId?: string) => Answer | Promise<Answer> {
   // One rendering per archive version and public base URL (a handful of hosts in practice).
   const rendered = new LRUCache<string, Rendered>({ max: 1024 });
   const render = async (
@@ -105,7 +115,17 @@ export function createTileJsonAnswerer(
       deps.tiles.header(meta),
       deps.tiles.metadata(meta),
     ]);
-    const body = jsonBytes(buildTileJson(baseUrl, meta.timestamp, header, metadata, schemeId));
+    const body = jsonBytes(
+      buildTileJson(
+        baseUrl,
+        frames.path(meta),
+        meta.timestamp,
+        header,
+        metadata,
+        schemeId,
+        frames.tileJsonFields,
+      ),
+    );
     const etag = `"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"`;
     const value = { body, etag };
     rendered.set(key, value);
@@ -144,12 +164,12 @@ export function createTileJsonAnswerer(
     };
   };
 
-  return (request, timestamp, schemeId) => {
-    if (parseTimestamp(timestamp) === undefined) throw new BadRequestError();
+  return (request, id, schemeId) => {
+    if (!frames.valid(id)) throw new BadRequestError();
     if (schemeId !== undefined && findScheme(schemeId) === undefined) throw new BadRequestError();
-    const route = schemeId === undefined ? TILEJSON_ROUTE : SCHEME_TILEJSON_ROUTE;
+    const route = schemeId === undefined ? frames.routes.tilejson : frames.routes.schemeTilejson;
     const base = deps.baseUrl(request.headers);
-    return withPublishedMeta(deps.catalog, timestamp, (meta) => {
+    return frames.withMeta(id, (meta) => {
       const key = `${meta.timestamp}\0${meta.etag}\0${base.url}\0${schemeId ?? ''}`;
       const hit = rendered.get(key);
       if (hit !== undefined) return answer(request, meta, hit, base.vary, route);

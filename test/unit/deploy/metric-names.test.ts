@@ -27,6 +27,7 @@ import {
   exposedFamilies,
   labelNames,
   metricNames,
+  NOWCAST_PRODUCER_SERIES,
   promtool,
   seriesNames,
   withGrafanaVariablesResolved,
@@ -115,8 +116,9 @@ afterAll(async () => {
 });
 
 /**
- * Names a query may use: scraped series names, recording-rule outputs, `up`, and the series of
- * the blackbox and nginx exporters (checked against the real exporters by the live e2e test).
+ * Names a query may use: scraped series names, recording-rule outputs, `up`, the series of
+ * the blackbox and nginx exporters (checked against the real exporters by the live e2e test),
+ * and the nowcast producer's (`NOWCAST_PRODUCER_SERIES`).
  */
 function knownNames(): Set<string> {
   const known = new Set([
@@ -124,6 +126,7 @@ function knownNames(): Set<string> {
     ...seriesNames(exposedFamilies(ingestText)),
     ...seriesNames(exposedFamilies(mrmsText)),
     ...EXPORTER_SERIES,
+    ...NOWCAST_PRODUCER_SERIES,
   ]);
   for (const rule of allRules()) if (rule.record) known.add(rule.record);
   known.add('up');
@@ -150,6 +153,8 @@ it('the API replica and the ingest worker both export metrics on the admin port'
   expect(api.get('radar_http_requests_total')).toBe('counter');
   expect(api.get('radar_http_request_duration_seconds')).toBe('histogram');
   expect(api.get('radar_latest_age_seconds')).toBe('gauge');
+  expect(api.get('radar_forecast_age_seconds')).toBe('gauge');
+  expect(api.get('radar_forecast_frames_listed')).toBe('gauge');
   expect(api.get('process_cpu_seconds_total')).toBe('counter');
   expect(ingest.get('radar_ingest_leader')).toBe('gauge');
   expect(ingest.get('radar_ingest_rejected_total')).toBe('counter');
