@@ -1,17 +1,22 @@
 /**
  * `npm run mrms` (the built producer, a real process) following a local directory feed of a
- * short simulated reflectivity sequence (storms moving east), with the nowcast on: after the
- * newest-first backfill it publishes the six forecast frames of the newest base beside the
- * observed frames, then those of each new frame; the independent `pmtiles` reader finds the
- * contract's metadata in them (kind, forecast {base, lead, valid, leads, method}, the valid
- * time as timestamp, a name saying forecast, the motion field eastward). A gap (no frame 10
+ * short simulated reflectivity sequence (storms moving east), with the nowcast on, publishing
+ * into an embedded replica's data directory: after the newest-first backfill it publishes the
+ * six forecast frames of the newest base beside the observed frames, then those of each new
+ * frame; the independent `pmtiles` reader finds the contract's metadata in them (kind,
+ * forecast {base, lead, valid, leads, method}, the valid time as timestamp, a name saying
+ * forecast, the motion field eastward), and the replica lists them in `/status.json` and
+ * serves them under `/forecasts/`. A gap (no frame 10
  * minutes before a base) skips that base's cycle with its reason in the log and in
  * `radar_nowcast_failures_total` on the admin port, and the producer goes on.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { PMTiles } from 'pmtiles';
+import { FetchSource, PMTiles } from 'pmtiles';
+import { auth, startEmbeddedApi, type EmbeddedApi } from '../harness/embedded-api';
+import { request } from '../harness/http-client';
+import { waitFor } from '../harness/wait';
 import { createBufferSource } from '../fixtures/buffer-source';
 import {
   MOVING_T0,
@@ -31,6 +36,7 @@ let root: string;
 let day: string;
 let data: string;
 let producer: ProducerProcess | undefined;
+let api: EmbeddedApi;
 
 async function release(t: number): Promise<void> {
   const file = movingReflectivityFile(t);
@@ -53,13 +59,15 @@ const forecastNames = (base: string) =>
 beforeAll(async () => {
   root = await fs.mkdtemp(path.join(os.tmpdir(), 'radar-mrms-nowcast-'));
   day = path.join(root, 'feed', '20240601');
-  data = path.join(root, 'data');
   await fs.mkdir(day, { recursive: true });
+  api = await startEmbeddedApi();
+  data = api.dataDir;
   for (let t = 0; t <= 5; t++) await release(t); // 12:00 .. 12:10
 });
 
 afterAll(async () => {
   await producer?.stop();
+  await api?.stop();
   if (root) await fs.rm(root, { recursive: true, force: true });
 });
 
@@ -128,6 +136,30 @@ it('publishes the six forecast frames of the newest base after the backfill, wit
   expect(median(decodeMotionComponent(motion, 'u'))).toBeGreaterThan(0.007);
   expect(median(decodeMotionComponent(motion, 'u'))).toBeLessThan(0.013);
   expect(Math.abs(median(decodeMotionComponent(motion, 'v')))).toBeLessThan(0.003);
+
+  // The replica lists the base's six leads and serves them under /forecasts/.
+  const status = async () =>
+    (await request(api.baseUrl, '/status.json', { headers: auth() })).json() as {
+      latest: string;
+      forecasts: Array<{ base: string; lead: number; valid: string }>;
+    };
+  await waitFor(
+    async () => (await status()).forecasts.length === LEADS.length,
+    30_000,
+    'the six forecasts listed',
+    100,
+  );
+  expect(await status()).toMatchObject({
+    latest: base,
+    forecasts: LEADS.map((lead) => ({ base, lead, valid: movingTimestamp(5 + lead / 2) })),
+  });
+  const served = new PMTiles(
+    new FetchSource(`${api.baseUrl}/forecasts/${base}/30.pmtiles`, new Headers(auth())),
+  );
+  expect(await served.getMetadata()).toMatchObject({
+    kind: 'forecast',
+    forecast: { base, lead: 30, valid: movingTimestamp(20) },
+  });
 });
 
 it('each new frame gets its forecasts; a gap skips that base with its reason, logged and counted', async () => {

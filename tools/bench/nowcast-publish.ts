@@ -4,7 +4,9 @@
  * a time; for each frame, the time from its observed archive being written to its six forecast
  * archives being written, and the producer's CPU-seconds in between (the follower is idle then:
  * that is the cycle: one GRIB2 decode, motion, six leads extrapolated, rendered and written);
- * the producer's peak RSS over the whole run.
+ * the producer's peak RSS over the whole run. The data directory is an embedded replica's
+ * (in this process), whose `/status.json` is polled every 100 ms: the time from the observed
+ * frame being listed (`timestamps`) to all six leads of its base being listed (`forecasts`).
  *
  *   npm run build && nice -n 10 npx tsx tools/bench/nowcast-publish.ts --frames <dir>
  *
@@ -21,6 +23,8 @@ import { parseArgs } from 'node:util';
 import { listFrameFiles } from '../../src/bin/nowcast-frames';
 import { forecastKey } from '../../src/domain/forecast-frames';
 import { formatTimestamp } from '../../src/domain/timestamps';
+import { auth, startEmbeddedApi } from '../../test/harness/embedded-api';
+import { request } from '../../test/harness/http-client';
 import { cpuTicks } from './proc-stats';
 import { reflectivityFromRate } from './nowcast-reflectivity';
 
@@ -56,7 +60,32 @@ async function main(): Promise<void> {
   if (!values.frames) throw new Error('usage: nowcast-publish.ts --frames <dir>');
   const work = values.work ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'radar-nowcast-publish-')));
   const made = path.join(work, 'made');
-  const data = path.join(work, 'data');
+  const api = await startEmbeddedApi({ env: { LOG_LEVEL: 'silent' } });
+  const data = api.dataDir;
+  /** When each observed timestamp, and each base's six leads, were first listed. */
+  const observedListed = new Map<string, number>();
+  const forecastsListed = new Map<string, number>();
+  let polling = true;
+  const poller = (async () => {
+    while (polling) {
+      const answer = await request(api.baseUrl, '/status.json', { headers: auth() }).catch(
+        () => undefined,
+      );
+      if (answer?.status === 200) {
+        const now = Date.now();
+        const status = answer.json() as {
+          timestamps: string[];
+          forecasts: Array<{ base: string }>;
+        };
+        for (const ts of status.timestamps)
+          if (!observedListed.has(ts)) observedListed.set(ts, now);
+        const base = status.forecasts[0]?.base;
+        if (base && status.forecasts.length === LEADS.length && !forecastsListed.has(base))
+          forecastsListed.set(base, now);
+      }
+      await sleep(100);
+    }
+  })();
   await fs.mkdir(made, { recursive: true });
   const files = await listFrameFiles(values.frames);
   const frames: { name: string; timestamp: string }[] = [];
@@ -69,7 +98,6 @@ async function main(): Promise<void> {
   }
   const day = path.join(work, 'feed', frames[0]!.timestamp.slice(0, 8));
   await fs.rm(path.join(work, 'feed'), { recursive: true, force: true });
-  await fs.rm(data, { recursive: true, force: true });
   await fs.mkdir(day, { recursive: true });
 
   const child = spawn(process.execPath, [path.join(ROOT, 'dist/bin/mrms.js')], {
@@ -91,7 +119,13 @@ async function main(): Promise<void> {
   let log = '';
   child.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()));
   const pid = child.pid!;
-  const rows: { base: string; latencyS: number; cpuS: number; cycleS: number }[] = [];
+  const rows: {
+    base: string;
+    latencyS: number;
+    cpuS: number;
+    cycleS: number;
+    listedS: number;
+  }[] = [];
   try {
     for (let i = 0; i < frames.length; i++) {
       const { name, timestamp } = frames[i]!;
@@ -109,11 +143,15 @@ async function main(): Promise<void> {
       );
       const doneAt = await until(() => names.every((n) => existsSync(n)), 300_000, 'forecasts');
       const cpuS = (cpuTicks(pid) - cpuBefore) / 100;
-      const line = log
-        .split('\n')
-        .find((l) => l.includes('"nowcast forecasts published"') && l.includes(timestamp));
+      const published = (l: string) =>
+        l.includes('"nowcast forecasts published"') && l.includes(timestamp);
+      await until(() => log.split('\n').some(published), 10_000, 'the cycle log line');
+      const line = log.split('\n').find(published);
       const cycleS = line ? (JSON.parse(line) as { ms: number }).ms / 1000 : NaN;
-      rows.push({ base: timestamp, latencyS: (doneAt - observedAt) / 1000, cpuS, cycleS });
+      await until(() => forecastsListed.has(timestamp), 60_000, 'forecasts listed');
+      const listedS = (forecastsListed.get(timestamp)! - observedListed.get(timestamp)!) / 1000;
+      const latencyS = (doneAt - observedAt) / 1000;
+      rows.push({ base: timestamp, latencyS, cpuS, cycleS, listedS });
       process.stderr.write(`${timestamp}: ${JSON.stringify(rows.at(-1))}\n`);
       await sleep(1000);
     }
@@ -121,6 +159,9 @@ async function main(): Promise<void> {
     const peak = peakRssMiB(pid);
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
+    polling = false;
+    await poller;
+    await api.stop();
     const summary = {
       measuredAt: new Date().toISOString(),
       load: os
@@ -140,6 +181,14 @@ async function main(): Promise<void> {
         max: Math.max(...rows.map((r) => r.latencyS)),
       },
       cycleS: { median: median(rows.map((r) => r.cycleS)) },
+      listedS: {
+        median: median(rows.map((r) => r.listedS)),
+        p95: nearestRank(
+          rows.map((r) => r.listedS),
+          0.95,
+        ),
+        max: Math.max(...rows.map((r) => r.listedS)),
+      },
       rows,
     };
     const md = [
@@ -148,6 +197,7 @@ async function main(): Promise<void> {
       '| figure | median | p95 | max |',
       '| --- | --- | --- | --- |',
       `| observed frame written to its six forecasts written (s) | ${summary.latencyS.median.toFixed(1)} | ${summary.latencyS.p95.toFixed(1)} | ${summary.latencyS.max.toFixed(1)} |`,
+      `| observed frame listed to all six leads listed on the replica (s) | ${summary.listedS.median.toFixed(1)} | ${summary.listedS.p95.toFixed(1)} | ${summary.listedS.max.toFixed(1)} |`,
       `| producer CPU-seconds per cycle (decode, motion, 6 leads rendered and written) | ${summary.cpuS.median.toFixed(1)} | - | ${summary.cpuS.max.toFixed(1)} |`,
       `| cycle in its worker, wall (s, \`radar_nowcast_cycle_seconds\`) | ${summary.cycleS.median.toFixed(1)} | - | - |`,
       `| producer peak RSS over the run (MiB) | - | - | ${summary.peakRssMiB} |`,
