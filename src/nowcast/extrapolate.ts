@@ -37,6 +37,27 @@ function sample(values: Float32Array, width: number, height: number, x: number, 
 }
 
 /**
+ * Where `sample` reads along one axis for each of `n` full-resolution cells: the lower motion
+ * cell (clamped to 0..m-2) and the fraction towards the next, for a motion grid of `m >= 2`
+ * cells of `factor` cells each.
+ */
+function axisWeights(
+  n: number,
+  factor: number,
+  m: number,
+): { first: Int32Array; fraction: Float64Array } {
+  const first = new Int32Array(n);
+  const fraction = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    const c = Math.min(m - 1, Math.max(0, (k + 0.5) / factor - 0.5));
+    const lower = Math.min(m - 2, Math.floor(c));
+    first[k] = lower;
+    fraction[k] = c - lower;
+  }
+  return { first, fraction };
+}
+
+/**
  * Traces every motion-grid point back `steps` steps and returns the displacements after each
  * step listed in `leads` (steps, ascending), one {@link Displacement} per lead.
  */
@@ -119,17 +140,47 @@ export function advectLayers(
     throw new RangeError('the output arrays do not match the layers');
   const outFirst = into?.[0] ?? new Float32Array(width * height);
   const outSecond = second && (into?.[1] ?? new Float32Array(width * height));
+  const write = (at: number, sx: number, sy: number) => {
+    const inside = sx >= 0 && sx < width && sy >= 0 && sy < height;
+    const from = sy * width + sx;
+    outFirst[at] = inside ? first[from]! : NaN;
+    if (outSecond) outSecond[at] = inside ? second![from]! : NaN;
+  };
+  if (mw < 2 || mh < 2) {
+    for (let row = 0; row < height; row++) {
+      const gy = (row + 0.5) / factor - 0.5;
+      for (let column = 0; column < width; column++) {
+        const gx = (column + 0.5) / factor - 0.5;
+        const sx = Math.round(column + sample(dx, mw, mh, gx, gy));
+        write(row * width + column, sx, Math.round(row + sample(dy, mw, mh, gx, gy)));
+      }
+    }
+    return outSecond ? [outFirst, outSecond] : [outFirst];
+  }
+  // The bilinear weights of `sample`, worked out once per column and once per row (the same
+  // arithmetic, so the same values): a CONUS lead reads 24.5 million cells.
+  const columns = axisWeights(width, factor, mw);
+  const rows = axisWeights(height, factor, mh);
   for (let row = 0; row < height; row++) {
-    const gy = (row + 0.5) / factor - 0.5;
+    const fy = rows.fraction[row]!;
+    const base = rows.first[row]! * mw;
     for (let column = 0; column < width; column++) {
-      const gx = (column + 0.5) / factor - 0.5;
-      const sx = Math.round(column + sample(dx, mw, mh, gx, gy));
-      const sy = Math.round(row + sample(dy, mw, mh, gx, gy));
+      const i = base + columns.first[column]!;
+      const fx = columns.fraction[column]!;
+      const topX = dx[i]! + fx * (dx[i + 1]! - dx[i]!);
+      const bottomX = dx[i + mw]! + fx * (dx[i + mw + 1]! - dx[i + mw]!);
+      const topY = dy[i]! + fx * (dy[i + 1]! - dy[i]!);
+      const bottomY = dy[i + mw]! + fx * (dy[i + mw + 1]! - dy[i + mw]!);
+      const sx = Math.round(column + (topX + fy * (bottomX - topX)));
+      const sy = Math.round(row + (topY + fy * (bottomY - topY)));
       const at = row * width + column;
-      const inside = sx >= 0 && sx < width && sy >= 0 && sy < height;
-      const from = sy * width + sx;
-      outFirst[at] = inside ? first[from]! : NaN;
-      if (outSecond) outSecond[at] = inside ? second![from]! : NaN;
+      if (sx >= 0 && sx < width && sy >= 0 && sy < height) {
+        outFirst[at] = first[sy * width + sx]!;
+        if (outSecond) outSecond[at] = second![sy * width + sx]!;
+      } else {
+        outFirst[at] = NaN;
+        if (outSecond) outSecond[at] = NaN;
+      }
     }
   }
   return outSecond ? [outFirst, outSecond] : [outFirst];

@@ -118,3 +118,45 @@ it('a cycle told to give up between leads returns nothing', async () => {
   expect(result).toBeUndefined();
   expect(asked).toBe(2);
 });
+
+it('reads the displacement bilinearly at every cell, as the motion grid says (reference loop)', () => {
+  const width = 37;
+  const height = 23;
+  const factor = 4;
+  const mw = Math.ceil(width / factor);
+  const mh = Math.ceil(height / factor);
+  const wave = (i: number, k: number) => 3 * Math.sin(i * k) + 0.37 * (i % 5);
+  const displacement = {
+    width: mw,
+    height: mh,
+    factor,
+    dx: Float32Array.from({ length: mw * mh }, (_, i) => wave(i, 1.3)),
+    dy: Float32Array.from({ length: mw * mh }, (_, i) => wave(i, 0.7)),
+  };
+  const values = Float32Array.from({ length: width * height }, (_, i) => i);
+  const [moved] = advectLayers({ width, height }, [values], displacement);
+  // The reference: a clamped bilinear read of the motion grid at each cell's centre.
+  const read = (a: Float32Array, x: number, y: number) => {
+    const cx = Math.min(mw - 1, Math.max(0, x));
+    const cy = Math.min(mh - 1, Math.max(0, y));
+    const x0 = Math.min(mw - 2, Math.floor(cx));
+    const y0 = Math.min(mh - 2, Math.floor(cy));
+    const i = y0 * mw + x0;
+    const top = a[i]! + (cx - x0) * (a[i + 1]! - a[i]!);
+    const bottom = a[i + mw]! + (cx - x0) * (a[i + mw + 1]! - a[i + mw]!);
+    return top + (cy - y0) * (bottom - top);
+  };
+  let inside = 0;
+  for (let row = 0; row < height; row++)
+    for (let column = 0; column < width; column++) {
+      const gx = (column + 0.5) / factor - 0.5;
+      const gy = (row + 0.5) / factor - 0.5;
+      const sx = Math.round(column + read(displacement.dx, gx, gy));
+      const sy = Math.round(row + read(displacement.dy, gx, gy));
+      const expected =
+        sx >= 0 && sx < width && sy >= 0 && sy < height ? values[sy * width + sx]! : NaN;
+      if (!Number.isNaN(expected)) inside++;
+      expect(moved![row * width + column]).toEqual(expected);
+    }
+  expect(inside).toBeGreaterThan(width * height * 0.5);
+});
