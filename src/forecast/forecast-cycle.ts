@@ -9,7 +9,7 @@ import { formatTimestamp } from '../domain/timestamps';
 import { forecastValidTimestamp } from '../domain/forecast-frames';
 import type { CycleToRun } from '../nowcast/cycle-book';
 import { echoImage, type EchoImage } from '../nowcast/echo-image';
-import { advectLayers, backwardDisplacements } from '../nowcast/extrapolate';
+import { advectLayers, traceBack, type Displacement } from '../nowcast/extrapolate';
 import { REFLECTIVITY_SCALE } from '../nowcast/grid';
 import { estimateMotion } from '../nowcast/motion';
 import { encodeMotion } from '../nowcast/motion-encoding';
@@ -32,6 +32,24 @@ export const NOWCAST_METHOD =
 /** The echo image the motion is measured on, of a reflectivity grid. */
 export function echoImageOf(frame: LoadedFrame): EchoImage {
   return echoImage(frame.grid, REFLECTIVITY_SCALE, DEFAULT_NOWCAST_OPTIONS.factor);
+}
+
+/**
+ * The frame with its type codes as bytes (the same codes: NOAA's table fits in -128..127), so
+ * the worker keeps and moves a CONUS type grid in 24 MB instead of 98 MB.
+ */
+export function compactTypes(frame: LoadedFrame): LoadedFrame {
+  const { types } = frame;
+  if (types === undefined || types.codes instanceof Int8Array) return frame;
+  // A plain loop: `Int8Array.from` with a mapping function builds a JavaScript array of every
+  // value first, 24.5 million of them, past the worker's heap limit.
+  const from = types.codes;
+  const codes = new Int8Array(from.length);
+  for (let i = 0; i < from.length; i++) {
+    const code = from[i]!;
+    codes[i] = Number.isInteger(code) && code >= -128 && code <= 127 ? code : 0;
+  }
+  return { ...frame, types: { ...types, codes } };
 }
 
 /** Which grid and product a frame is on; frames of different identities are never paired. */
@@ -67,15 +85,22 @@ export async function runForecastCycle(
   );
   const encoded = encodeMotion(motion, grid, STEP_MINUTES);
   const steps = leads.map((lead) => lead / STEP_MINUTES);
-  const displacements = backwardDisplacements(motion, steps);
+  const displacements = traceBack(motion, steps);
   const archives: ForecastArchive[] = [];
   const layers = types ? ([grid.values, types.codes] as const) : ([grid.values] as const);
   // One forecast grid (and type grid) for every lead: the renderer keeps nothing of it.
-  const into = layers.map((layer) => new Float32Array(layer.length));
+  const n = grid.values.length;
+  const into = types
+    ? ([
+        new Float32Array(n),
+        types.codes instanceof Int8Array ? new Int8Array(n) : new Float32Array(n),
+      ] as const)
+    : ([new Float32Array(n)] as const);
   for (let i = 0; i < leads.length; i++) {
     if (await giveUp()) return undefined;
     const lead = leads[i]!;
-    const [values, codes] = advectLayers(grid, layers, displacements[i]!, into);
+    const displacement = displacements.next().value as Displacement;
+    const [values, codes] = advectLayers(grid, layers, displacement, into);
     const validTimeMs = baseMinuteMs + lead * 60_000;
     if (forecastValidTimestamp({ base, lead }) !== formatTimestamp(validTimeMs))
       throw new RangeError(`lead ${lead} does not fall on a minute after ${base}`);

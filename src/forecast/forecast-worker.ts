@@ -19,7 +19,13 @@ import type {
   LoadedFrame,
   WorkerJobSpec,
 } from '../render/worker-job';
-import { BASELINE_MINUTES, echoImageOf, frameIdentity, runForecastCycle } from './forecast-cycle';
+import {
+  BASELINE_MINUTES,
+  compactTypes,
+  echoImageOf,
+  frameIdentity,
+  runForecastCycle,
+} from './forecast-cycle';
 
 /** `workerData` of a nowcast worker. */
 export interface NowcastWorkerData {
@@ -106,7 +112,7 @@ function serve(port: MessagePort, data: NowcastWorkerData): void {
     try {
       if (!book.needs(timeMs)) observation = book.observe({ timeMs, identity: '' });
       else {
-        const frame = loader(input);
+        const frame = compactTypes(loader(input));
         const image = echoImageOf(frame);
         observation = book.observe({ timeMs, identity: frameIdentity(frame), image, full: frame });
       }

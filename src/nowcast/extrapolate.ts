@@ -65,6 +65,14 @@ export function backwardDisplacements(
   motion: MotionField,
   leads: readonly number[],
 ): Displacement[] {
+  return [...traceBack(motion, leads)];
+}
+
+/**
+ * The displacements of {@link backwardDisplacements}, one lead at a time as the trace reaches
+ * it, so a caller that uses each lead and moves on holds one lead's arrays, not all of them.
+ */
+export function* traceBack(motion: MotionField, leads: readonly number[]): Generator<Displacement> {
   const { width, height, factor, u, v } = motion;
   const n = width * height;
   // Positions in full-resolution cells, of motion-grid points at their block centres.
@@ -77,7 +85,6 @@ export function backwardDisplacements(
     }
   const startX = px.slice();
   const startY = py.slice();
-  const out: Displacement[] = [];
   const last = leads.length === 0 ? 0 : Math.max(...leads);
   for (let step = 1; step <= last; step++) {
     for (let i = 0; i < n; i++) {
@@ -98,10 +105,9 @@ export function backwardDisplacements(
         dx[i] = px[i]! - startX[i]!;
         dy[i] = py[i]! - startY[i]!;
       }
-      out.push({ width, height, factor, dx, dy });
+      yield { width, height, factor, dx, dy };
     }
   }
-  return out;
 }
 
 /**
@@ -117,15 +123,16 @@ export function advect(latest: Grid, displacement: Displacement): Grid {
  * One or two layers of one grid moved along the same trajectories: each forecast cell of each
  * layer is read at the one cell its trajectory started from (a precipitation-type layer goes
  * where its echo goes, at no cost of a second trace). Cells whose trajectory starts outside the
- * grid are NaN in every layer. `into` (one array per layer, the grid's size) is written and
+ * grid are NaN in every layer (0 in an Int8Array layer, which has no NaN; such a cell has no
+ * coverage, so its type says nothing). `into` (one array per layer, the grid's size) is written and
  * returned instead of new arrays, so a caller moving a CONUS grid to six leads reuses one.
  */
 export function advectLayers(
   shape: GridShape,
-  layers: readonly [Float32Array] | readonly [Float32Array, Float32Array],
+  layers: readonly [Float32Array] | readonly [Float32Array, Float32Array | Int8Array],
   displacement: Displacement,
-  into?: readonly Float32Array[],
-): Float32Array[] {
+  into?: readonly [Float32Array] | readonly [Float32Array, Float32Array | Int8Array],
+): [Float32Array] | [Float32Array, Float32Array | Int8Array] {
   const { width, height } = shape;
   const { factor, dx, dy } = displacement;
   const mw = displacement.width;
@@ -139,7 +146,12 @@ export function advectLayers(
   if (into && (into.length !== layers.length || into.some((a) => a.length !== width * height)))
     throw new RangeError('the output arrays do not match the layers');
   const outFirst = into?.[0] ?? new Float32Array(width * height);
-  const outSecond = second && (into?.[1] ?? new Float32Array(width * height));
+  const outSecond =
+    second &&
+    (into?.[1] ??
+      (second instanceof Int8Array
+        ? new Int8Array(width * height)
+        : new Float32Array(width * height)));
   const write = (at: number, sx: number, sy: number) => {
     const inside = sx >= 0 && sx < width && sy >= 0 && sy < height;
     const from = sy * width + sx;

@@ -9,6 +9,12 @@
  * frame being listed (`timestamps`) to all six leads of its base being listed (`forecasts`).
  *
  *   npm run build && nice -n 10 npx tsx tools/bench/nowcast-publish.ts --frames <dir>
+ *   npm run build && nice -n 10 npx tsx tools/bench/nowcast-publish.ts --typed 10
+ *
+ * `--typed N`: instead, N frames of the NOAA reflectivity sample with its PrecipFlag sample
+ * (test/fixtures/mrms/, retimed 2 minutes apart: the same weather each time, so the motion is
+ * still), each flag released before its frame: typed frames and typed forecasts, the costs of
+ * a typed feed. Results go to nowcast-publish-typed.{json,md}.
  *
  * `<dir>` holds MRMS PrecipRate files (the producer renders reflectivity, so each becomes
  * reflectivity by Marshall-Palmer first: nowcast-reflectivity.ts), written to a temporary
@@ -27,6 +33,7 @@ import { auth, startEmbeddedApi } from '../../test/harness/embedded-api';
 import { request } from '../../test/harness/http-client';
 import { cpuTicks } from './proc-stats';
 import { reflectivityFromRate } from './nowcast-reflectivity';
+import { SAMPLE_TIME_MS, sampleFlagAt, sampleFrameAt } from '../../test/fixtures/mrms-frames';
 
 const ROOT = path.resolve(__dirname, '../..');
 const LEADS = [10, 20, 30, 40, 50, 60];
@@ -54,10 +61,12 @@ const nearestRank = (xs: number[], p: number) =>
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { frames: { type: 'string' }, work: { type: 'string' } },
+    options: { frames: { type: 'string' }, work: { type: 'string' }, typed: { type: 'string' } },
     strict: true,
   });
-  if (!values.frames) throw new Error('usage: nowcast-publish.ts --frames <dir>');
+  const typed = values.typed === undefined ? undefined : Number(values.typed);
+  if (!values.frames && !typed)
+    throw new Error('usage: nowcast-publish.ts --frames <dir> | --typed <frames>');
   const work = values.work ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'radar-nowcast-publish-')));
   const made = path.join(work, 'made');
   const api = await startEmbeddedApi({ env: { LOG_LEVEL: 'silent' } });
@@ -87,14 +96,27 @@ async function main(): Promise<void> {
     }
   })();
   await fs.mkdir(made, { recursive: true });
-  const files = await listFrameFiles(values.frames);
-  const frames: { name: string; timestamp: string }[] = [];
-  for (const file of files) {
-    const stamp = new Date(file.timeMs).toISOString().replace(/[-:]/g, '').replace('T', '-');
-    const name = `MRMS_ReflectivityAtLowestAltitude_00.50_${stamp.slice(0, 15)}.grib2.gz`;
-    if (!existsSync(path.join(made, name)))
-      await fs.writeFile(path.join(made, name), await reflectivityFromRate(file.file, file.name));
-    frames.push({ name, timestamp: formatTimestamp(file.timeMs) });
+  const frames: { name: string; timestamp: string; flag?: string }[] = [];
+  if (typed) {
+    for (let k = 0; k < typed; k++) {
+      const frame = sampleFrameAt(SAMPLE_TIME_MS + k * 120_000);
+      const flag = sampleFlagAt(SAMPLE_TIME_MS - 39_000 + k * 120_000);
+      await fs.writeFile(path.join(made, frame.name), frame.bytes);
+      await fs.writeFile(path.join(made, flag.name), flag.bytes);
+      frames.push({
+        name: frame.name,
+        flag: flag.name,
+        timestamp: formatTimestamp(SAMPLE_TIME_MS + k * 120_000),
+      });
+    }
+  } else {
+    for (const file of await listFrameFiles(values.frames!)) {
+      const stamp = new Date(file.timeMs).toISOString().replace(/[-:]/g, '').replace('T', '-');
+      const name = `MRMS_ReflectivityAtLowestAltitude_00.50_${stamp.slice(0, 15)}.grib2.gz`;
+      if (!existsSync(path.join(made, name)))
+        await fs.writeFile(path.join(made, name), await reflectivityFromRate(file.file, file.name));
+      frames.push({ name, timestamp: formatTimestamp(file.timeMs) });
+    }
   }
   const day = path.join(work, 'feed', frames[0]!.timestamp.slice(0, 8));
   await fs.rm(path.join(work, 'feed'), { recursive: true, force: true });
@@ -110,7 +132,7 @@ async function main(): Promise<void> {
       RADAR_DATA_DIR: data,
       MRMS_BACKFILL: '3',
       MRMS_POLL_S: '1',
-      MRMS_TYPE_PRODUCT: 'none',
+      MRMS_TYPE_PRODUCT: typed ? 'PrecipFlag_00.00' : 'none',
       NOWCAST: '1',
       LOG_LEVEL: 'info',
     },
@@ -128,7 +150,11 @@ async function main(): Promise<void> {
   }[] = [];
   try {
     for (let i = 0; i < frames.length; i++) {
-      const { name, timestamp } = frames[i]!;
+      const { name, timestamp, flag } = frames[i]!;
+      if (flag) {
+        await fs.copyFile(path.join(made, flag), path.join(day, `.${flag}.part`));
+        await fs.rename(path.join(day, `.${flag}.part`), path.join(day, flag));
+      }
       await fs.copyFile(path.join(made, name), path.join(day, `.${name}.part`));
       await fs.rename(path.join(day, `.${name}.part`), path.join(day, name));
       const observed = path.join(data, `${timestamp}.pmtiles`);
@@ -204,11 +230,9 @@ async function main(): Promise<void> {
       '',
     ].join('\n');
     const out = path.join(ROOT, 'tools/bench/results');
-    await fs.writeFile(
-      path.join(out, 'nowcast-publish.json'),
-      `${JSON.stringify(summary, null, 2)}\n`,
-    );
-    await fs.writeFile(path.join(out, 'nowcast-publish.md'), md);
+    const file = typed ? 'nowcast-publish-typed' : 'nowcast-publish';
+    await fs.writeFile(path.join(out, `${file}.json`), `${JSON.stringify(summary, null, 2)}\n`);
+    await fs.writeFile(path.join(out, `${file}.md`), md);
     process.stdout.write(md);
     if (!values.work) await fs.rm(work, { recursive: true, force: true });
   }

@@ -7,6 +7,7 @@
 import type { PrecipTypeGrid } from '../../../src/domain/precip-type-grid';
 import type { ReflectivityGrid } from '../../../src/domain/reflectivity-grid';
 import {
+  compactTypes,
   echoImageOf,
   NOWCAST_METHOD,
   runForecastCycle,
@@ -159,4 +160,20 @@ it('reads the displacement bilinearly at every cell, as the motion grid says (re
       expect(moved![row * width + column]).toEqual(expected);
     }
   expect(inside).toBeGreaterThan(width * height * 0.5);
+});
+
+it('a type grid kept as bytes (a quarter of the memory) gives the very same forecast archives', async () => {
+  const { cv } = await loadOpenCv();
+  const latest = frame(40, BASE_MS);
+  const cycle = (full: LoadedFrame) => ({
+    baseMs: BASE_MS,
+    full,
+    earlier: echoImageOf(frame(30, BASE_MS - 600_000)),
+    latest: echoImageOf(latest),
+  });
+  const compact = compactTypes(latest);
+  expect(compact.types!.codes).toBeInstanceOf(Int8Array);
+  const fromFloats = await runForecastCycle(cv, cycle(latest), [10, 30], async () => false);
+  const fromBytes = await runForecastCycle(cv, cycle(compact), [10, 30], async () => false);
+  expect(fromBytes!.map((a, i) => a.bytes.equals(fromFloats![i]!.bytes))).toEqual([true, true]);
 });
