@@ -130,6 +130,14 @@ export interface ReadSettings {
   readonly perClient: number;
 }
 
+/** The producers' nowcast (docs/nowcast.md, "Publishing"). */
+export interface NowcastSettings {
+  /** `NOWCAST`: publish forecast frames after each observed frame. */
+  readonly enabled: boolean;
+  /** `NOWCAST_LEADS`: minutes ahead, ascending multiples of 2. */
+  readonly leads: readonly number[];
+}
+
 /** The in-process radar simulator. */
 export interface SimulatorSettings {
   readonly backfill: number;
@@ -207,5 +215,7 @@ export interface Config {
    */
   readonly radarSource: 'simulator' | 'mrms';
   readonly mrms: MrmsSettings;
+  /** What the producers (simulator, MRMS follower) publish besides observed frames. */
+  readonly nowcast: NowcastSettings;
   readonly logLevel: string;
 }

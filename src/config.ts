@@ -6,9 +6,11 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { ArchivesBackend, Config } from './config-types';
+import { deepFreeze } from './shared/deep-freeze';
 import { publicHost } from './shared/public-host';
 import { USAGE_FILE_NAME } from './domain/usage';
 import { type IntegerLimit, limitProblem } from './shared/integer-limit';
+import { NOWCAST_LEADS_SETTING } from './forecast/nowcast-leads';
 import { SIM_LIMITS } from './sim/limits';
 import { PRODUCT_LEVEL } from './sources/mrms/mrms-file-name';
 import {
@@ -96,6 +98,8 @@ const schema = z.object({
   MRMS_TIMEOUT_S: limited(MRMS_LIMITS.timeoutS).default(MRMS_LIMITS.timeoutS.default),
   MRMS_TYPE_PRODUCT: optionalText,
   MRMS_TYPE_WAIT_S: limited(MRMS_LIMITS.typeWaitS).default(MRMS_LIMITS.typeWaitS.default),
+  NOWCAST: boolFlag.default(true),
+  NOWCAST_LEADS: NOWCAST_LEADS_SETTING,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -273,6 +277,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
               waitS: e.MRMS_TYPE_WAIT_S,
             },
     },
+    nowcast: { enabled: e.NOWCAST, leads: e.NOWCAST_LEADS },
     logLevel: e.LOG_LEVEL,
   } satisfies Config);
 }
@@ -289,10 +294,4 @@ function publicUrlProblem(value: string): string | undefined {
   if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '')
     return 'must not carry credentials, a query or a fragment';
   return undefined;
-}
-
-function deepFreeze<T extends object>(value: T): T {
-  for (const inner of Object.values(value))
-    if (inner !== null && typeof inner === 'object') deepFreeze(inner as object);
-  return Object.freeze(value);
 }

@@ -4,6 +4,8 @@
  * directory) with a progress line per frame on stderr; Ctrl-C stops after the frame in flight.
  * With `S3_ENDPOINT` (and the other `S3_*` variables of src/config.ts) set, frames are uploaded
  * to the bucket instead (`{S3_PREFIX}{YYYYMMDDHHmm}.pmtiles`, one PUT each, never overwritten).
+ * With `NOWCAST` on (the default) each frame's forecasts follow it (`forecast-{base}-{LLL}`);
+ * `--once` waits for the newest frame's before it exits.
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -109,6 +111,7 @@ async function main(): Promise<void> {
       },
     },
     logger,
+    { settings: config.nowcast },
   );
 
   let stopping: Promise<void> | undefined;
@@ -139,6 +142,7 @@ async function main(): Promise<void> {
       `${counts.published} published, ${counts.skipped} skipped, ${counts.failed} failed\n`,
   );
   if (args.once) {
+    await simulator.forecastsIdle(); // the newest frame's forecasts are part of the start
     await shutdown();
     process.exitCode = counts.failed > 0 ? 1 : 0;
     return;

@@ -19,12 +19,13 @@ import type { ReflectivityGrid } from './reflectivity-grid';
  * | 7 | rain mixed with hail | hail |
  *
  * Any other value (a code NOAA may add, NaN) is drawn as rain: the untyped look, which claims
- * nothing.
+ * nothing. The codes come as decoded (float32), or as an Int8Array of the same codes (the table
+ * fits in a byte): a quarter of the memory, which the nowcast keeps and moves a CONUS grid in.
  */
 export interface PrecipTypeGrid {
   readonly width: number;
   readonly height: number;
-  readonly codes: Float32Array;
+  readonly codes: Float32Array | Int8Array;
 }
 
 /** The codes of NOAA's MRMS precipitation-type table, in the table's order. */
@@ -55,8 +56,9 @@ export function typeGridProblem(
       `the type grid is ${types.width} x ${types.height}, ` +
       `the reflectivity grid ${grid.width} x ${grid.height}`
     );
-  const isFloat32 = Object.prototype.toString.call(types.codes) === '[object Float32Array]';
-  if (!isFloat32 || types.codes.length !== grid.width * grid.height)
-    return `type codes must be a Float32Array of ${grid.width * grid.height} cells`;
+  const kind = Object.prototype.toString.call(types.codes);
+  const typedArray = kind === '[object Float32Array]' || kind === '[object Int8Array]';
+  if (!typedArray || types.codes.length !== grid.width * grid.height)
+    return `type codes must be a Float32Array or Int8Array of ${grid.width * grid.height} cells`;
   return undefined;
 }

@@ -9,7 +9,7 @@
  * trajectory that starts outside the grid, or on an unknown cell, gives NaN: no coverage, not
  * "no echo".
  */
-import type { Grid } from './grid';
+import type { Grid, GridShape } from './grid';
 import type { MotionField } from './motion';
 
 /** Displacement (cells) from each motion-grid point back to where its trajectory started. */
@@ -37,6 +37,27 @@ function sample(values: Float32Array, width: number, height: number, x: number, 
 }
 
 /**
+ * Where `sample` reads along one axis for each of `n` full-resolution cells: the lower motion
+ * cell (clamped to 0..m-2) and the fraction towards the next, for a motion grid of `m >= 2`
+ * cells of `factor` cells each.
+ */
+function axisWeights(
+  n: number,
+  factor: number,
+  m: number,
+): { first: Int32Array; fraction: Float64Array } {
+  const first = new Int32Array(n);
+  const fraction = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    const c = Math.min(m - 1, Math.max(0, (k + 0.5) / factor - 0.5));
+    const lower = Math.min(m - 2, Math.floor(c));
+    first[k] = lower;
+    fraction[k] = c - lower;
+  }
+  return { first, fraction };
+}
+
+/**
  * Traces every motion-grid point back `steps` steps and returns the displacements after each
  * step listed in `leads` (steps, ascending), one {@link Displacement} per lead.
  */
@@ -44,6 +65,14 @@ export function backwardDisplacements(
   motion: MotionField,
   leads: readonly number[],
 ): Displacement[] {
+  return [...traceBack(motion, leads)];
+}
+
+/**
+ * The displacements of {@link backwardDisplacements}, one lead at a time as the trace reaches
+ * it, so a caller that uses each lead and moves on holds one lead's arrays, not all of them.
+ */
+export function* traceBack(motion: MotionField, leads: readonly number[]): Generator<Displacement> {
   const { width, height, factor, u, v } = motion;
   const n = width * height;
   // Positions in full-resolution cells, of motion-grid points at their block centres.
@@ -56,7 +85,6 @@ export function backwardDisplacements(
     }
   const startX = px.slice();
   const startY = py.slice();
-  const out: Displacement[] = [];
   const last = leads.length === 0 ? 0 : Math.max(...leads);
   for (let step = 1; step <= last; step++) {
     for (let i = 0; i < n; i++) {
@@ -77,10 +105,9 @@ export function backwardDisplacements(
         dx[i] = px[i]! - startX[i]!;
         dy[i] = py[i]! - startY[i]!;
       }
-      out.push({ width, height, factor, dx, dy });
+      yield { width, height, factor, dx, dy };
     }
   }
-  return out;
 }
 
 /**
@@ -88,22 +115,85 @@ export function backwardDisplacements(
  * interpolated from the motion grid) started; NaN when that is outside the grid or unknown.
  */
 export function advect(latest: Grid, displacement: Displacement): Grid {
-  const { width, height, values } = latest;
+  const [values] = advectLayers(latest, [latest.values], displacement);
+  return { width: latest.width, height: latest.height, values: values! };
+}
+
+/**
+ * One or two layers of one grid moved along the same trajectories: each forecast cell of each
+ * layer is read at the one cell its trajectory started from (a precipitation-type layer goes
+ * where its echo goes, at no cost of a second trace). Cells whose trajectory starts outside the
+ * grid are NaN in every layer (0 in an Int8Array layer, which has no NaN; such a cell has no
+ * coverage, so its type says nothing). `into` (one array per layer, the grid's size) is written and
+ * returned instead of new arrays, so a caller moving a CONUS grid to six leads reuses one.
+ */
+export function advectLayers(
+  shape: GridShape,
+  layers: readonly [Float32Array] | readonly [Float32Array, Float32Array | Int8Array],
+  displacement: Displacement,
+  into?: readonly [Float32Array] | readonly [Float32Array, Float32Array | Int8Array],
+): [Float32Array] | [Float32Array, Float32Array | Int8Array] {
+  const { width, height } = shape;
   const { factor, dx, dy } = displacement;
   const mw = displacement.width;
   const mh = displacement.height;
   if (mw !== Math.ceil(width / factor) || mh !== Math.ceil(height / factor))
     throw new RangeError('motion grid does not match the grid');
-  const out = new Float32Array(width * height);
+  if (layers.some((layer) => layer.length !== width * height))
+    throw new RangeError('a layer does not match the grid');
+  const first = layers[0];
+  const second = layers[1];
+  if (into && (into.length !== layers.length || into.some((a) => a.length !== width * height)))
+    throw new RangeError('the output arrays do not match the layers');
+  const outFirst = into?.[0] ?? new Float32Array(width * height);
+  const outSecond =
+    second &&
+    (into?.[1] ??
+      (second instanceof Int8Array
+        ? new Int8Array(width * height)
+        : new Float32Array(width * height)));
+  const write = (at: number, sx: number, sy: number) => {
+    const inside = sx >= 0 && sx < width && sy >= 0 && sy < height;
+    const from = sy * width + sx;
+    outFirst[at] = inside ? first[from]! : NaN;
+    if (outSecond) outSecond[at] = inside ? second![from]! : NaN;
+  };
+  if (mw < 2 || mh < 2) {
+    for (let row = 0; row < height; row++) {
+      const gy = (row + 0.5) / factor - 0.5;
+      for (let column = 0; column < width; column++) {
+        const gx = (column + 0.5) / factor - 0.5;
+        const sx = Math.round(column + sample(dx, mw, mh, gx, gy));
+        write(row * width + column, sx, Math.round(row + sample(dy, mw, mh, gx, gy)));
+      }
+    }
+    return outSecond ? [outFirst, outSecond] : [outFirst];
+  }
+  // The bilinear weights of `sample`, worked out once per column and once per row (the same
+  // arithmetic, so the same values): a CONUS lead reads 24.5 million cells.
+  const columns = axisWeights(width, factor, mw);
+  const rows = axisWeights(height, factor, mh);
   for (let row = 0; row < height; row++) {
-    const gy = (row + 0.5) / factor - 0.5;
+    const fy = rows.fraction[row]!;
+    const base = rows.first[row]! * mw;
     for (let column = 0; column < width; column++) {
-      const gx = (column + 0.5) / factor - 0.5;
-      const sx = Math.round(column + sample(dx, mw, mh, gx, gy));
-      const sy = Math.round(row + sample(dy, mw, mh, gx, gy));
-      out[row * width + column] =
-        sx >= 0 && sx < width && sy >= 0 && sy < height ? values[sy * width + sx]! : NaN;
+      const i = base + columns.first[column]!;
+      const fx = columns.fraction[column]!;
+      const topX = dx[i]! + fx * (dx[i + 1]! - dx[i]!);
+      const bottomX = dx[i + mw]! + fx * (dx[i + mw + 1]! - dx[i + mw]!);
+      const topY = dy[i]! + fx * (dy[i + 1]! - dy[i]!);
+      const bottomY = dy[i + mw]! + fx * (dy[i + mw + 1]! - dy[i + mw]!);
+      const sx = Math.round(column + (topX + fy * (bottomX - topX)));
+      const sy = Math.round(row + (topY + fy * (bottomY - topY)));
+      const at = row * width + column;
+      if (sx >= 0 && sx < width && sy >= 0 && sy < height) {
+        outFirst[at] = first[sy * width + sx]!;
+        if (outSecond) outSecond[at] = second![sy * width + sx]!;
+      } else {
+        outFirst[at] = NaN;
+        if (outSecond) outSecond[at] = NaN;
+      }
     }
   }
-  return { width, height, values: out };
+  return outSecond ? [outFirst, outSecond] : [outFirst];
 }

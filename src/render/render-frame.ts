@@ -10,7 +10,7 @@ import { gridExtent, gridProblem, type ReflectivityGrid } from '../domain/reflec
 import { type TileInput, writePmtiles } from '../pmtiles/writer';
 import { type AxisFootprints, columnFootprints, rowFootprints } from './footprints';
 import { classifyGrid } from './grid-classes';
-import { frameMetadata } from './frame-metadata';
+import { type ForecastFacts, frameMetadata } from './frame-metadata';
 import { createTileWriter } from './render-tile';
 import { TILE_SIZE, tileRanges } from './web-mercator';
 import { halveImage, reduceGrid, type ZoomImage } from './zoom-image';
@@ -34,6 +34,12 @@ export interface FrameRenderOptions {
    * grid, cells, coveredBounds, resampling, renderer) always win over fields of the same name.
    */
   readonly metadata?: Readonly<Record<string, unknown>>;
+  /**
+   * Set for a forecast frame (the grid valid at base + lead): the metadata says `kind:
+   * "forecast"` with the base, lead, valid time, leads, method and motion; otherwise
+   * `kind: "observed"`. The same palette and tiles either way.
+   */
+  readonly forecast?: ForecastFacts;
 }
 
 /** `maxZoom` when it is an integer in 0..{@link RENDER_MAX_ZOOM}; RangeError otherwise. */
@@ -130,6 +136,6 @@ export function renderFrame(
     maxZoom,
     bounds: [extent.west, extent.south, extent.east, extent.north],
     center: [center[0], center[1], center[2]],
-    metadata: frameMetadata(grid, classes, options.metadata),
+    metadata: frameMetadata(grid, classes, options.metadata, options.forecast),
   });
 }

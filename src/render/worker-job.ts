@@ -3,6 +3,9 @@
  * per worker thread; its job turns one plain-data input (a timestamp, a grid, a file name) into
  * an archive, synchronously, on that thread.
  */
+import type { PrecipTypeGrid } from '../domain/precip-type-grid';
+import type { ReflectivityGrid } from '../domain/reflectivity-grid';
+import type { FrameRenderOptions } from './render-frame';
 
 /** Turns one input into archive bytes; throws to fail that input only. */
 export type WorkerJob = (input: unknown) => Buffer;
@@ -30,4 +33,28 @@ export interface WorkerJobSpec {
 /** The {@link WorkerJobSpec.module} of the module at `file` (its `__filename`). */
 export function jobModulePath(file: string): string {
   return file.replace(/\.[cm]?[jt]s$/, '');
+}
+
+/**
+ * An observed frame as a grid, the way its source renders it: what the nowcast worker reads
+ * the base frame from and extrapolates (the forecast frames are drawn with the same render
+ * options, source metadata and, when the frame is typed, the type grid moved along).
+ */
+export interface LoadedFrame {
+  readonly grid: ReflectivityGrid;
+  readonly types?: PrecipTypeGrid;
+  /** The source's render options (zoom, PNG level, centre, source metadata). */
+  readonly render: FrameRenderOptions;
+}
+
+/**
+ * Turns one input of a source's render job (a timestamp, a file's bytes) into its grid instead
+ * of its archive. A job module that feeds the nowcast exports `createFrameLoader(options)`
+ * beside `createWorkerJob`, called once per nowcast worker with the same options.
+ */
+export type FrameLoader = (input: unknown) => LoadedFrame;
+
+/** What a job module that feeds the nowcast exports besides {@link WorkerJobModule}. */
+export interface FrameLoaderModule {
+  createFrameLoader(options: unknown): FrameLoader;
 }

@@ -6,7 +6,12 @@
 import { parseTimestamp } from '../domain/timestamps';
 import { createRenderPool, type RenderPool } from '../render/render-pool';
 import { renderFrame } from '../render/render-frame';
-import { jobModulePath, type WorkerJob } from '../render/worker-job';
+import {
+  type FrameLoader,
+  jobModulePath,
+  type LoadedFrame,
+  type WorkerJob,
+} from '../render/worker-job';
 import { checkSimSetting, SIM_LIMITS } from './limits';
 import { createSimulatedGrids } from './simulated-grid';
 
@@ -31,6 +36,8 @@ export interface SimulatorFrameRenderer {
    * same bytes.
    */
   render(timestamp: string): Buffer;
+  /** The grid `render` draws, and how (the nowcast worker reads base frames from it). */
+  load(timestamp: string): LoadedFrame;
 }
 
 /** Name of the producer, recorded in every simulated archive's metadata. */
@@ -45,13 +52,13 @@ export function createSimulatorFrameRenderer(
 ): SimulatorFrameRenderer {
   const maxZoom = checkSimSetting('maxZoom', options.maxZoom ?? SIM_LIMITS.maxZoom.default);
   const grids = createSimulatedGrids({ seed: options.seed, stepDeg: options.stepDeg, maxZoom });
-  return {
-    seed: grids.seed,
-    render(timestamp) {
-      const epochMs = parseTimestamp(timestamp);
-      if (epochMs === undefined)
-        throw new RangeError(`invalid timestamp ${JSON.stringify(timestamp)}`);
-      return renderFrame(grids.grid(epochMs), {
+  const load = (timestamp: string): LoadedFrame => {
+    const epochMs = parseTimestamp(timestamp);
+    if (epochMs === undefined)
+      throw new RangeError(`invalid timestamp ${JSON.stringify(timestamp)}`);
+    return {
+      grid: grids.grid(epochMs),
+      render: {
         maxZoom,
         pngLevel: options.pngLevel,
         center: [CENTER.lon, CENTER.lat, Math.min(CENTER.zoom, maxZoom)],
@@ -63,10 +70,21 @@ export function createSimulatorFrameRenderer(
           generator: GENERATOR,
           seed: grids.seed,
         },
-      });
+      },
+    };
+  };
+  return {
+    seed: grids.seed,
+    load,
+    render(timestamp) {
+      const { grid, render } = load(timestamp);
+      return renderFrame(grid, render);
     },
   };
 }
+
+/** This module as a job module: the render pool's job, and the nowcast's frame loader. */
+export const SIMULATOR_FRAME_MODULE = jobModulePath(__filename);
 
 /** Options of {@link createSimulatorPool}: what every worker renders, and how many workers. */
 export interface SimulatorPoolOptions extends SimulatorFrameOptions {
@@ -83,7 +101,7 @@ export function createSimulatorPool(options: SimulatorPoolOptions = {}): RenderP
   createSimulatorFrameRenderer(frame); // validates the options in the caller's thread
   return createRenderPool<string>({
     size,
-    job: { module: jobModulePath(__filename), options: frame },
+    job: { module: SIMULATOR_FRAME_MODULE, options: frame },
   });
 }
 
@@ -91,4 +109,10 @@ export function createSimulatorPool(options: SimulatorPoolOptions = {}): RenderP
 export function createWorkerJob(options: unknown): WorkerJob {
   const renderer = createSimulatorFrameRenderer(options as SimulatorFrameOptions);
   return (input) => renderer.render(input as string);
+}
+
+/** Nowcast side of the same module: inputs are timestamps, the grid comes back. */
+export function createFrameLoader(options: unknown): FrameLoader {
+  const renderer = createSimulatorFrameRenderer(options as SimulatorFrameOptions);
+  return (input) => renderer.load(input as string);
 }

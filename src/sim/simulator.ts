@@ -43,6 +43,11 @@ export interface SimulatorOptions {
   readonly now?: () => number;
   readonly onProgress?: (progress: FrameProgress) => void;
   /**
+   * Called with each frame's timestamp once its archive is in the sink (published now, or
+   * found there), so a nowcast can follow the frames; must return at once.
+   */
+  readonly onFrame?: (timestamp: string) => void;
+  /**
    * Whether the cadence timer keeps the process alive (a stand-alone producer wants that);
    * default false, so an embedding process exits on its own terms.
    */
@@ -128,6 +133,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
         bytes = archive.length;
       }
       settled.add(timestamp);
+      options.onFrame?.(timestamp);
     } catch (caught) {
       outcome = 'failed';
       error = toError(caught);

@@ -14,7 +14,7 @@ import { createRedisFileVerdicts } from '../adapters/redis/file-verdict-hash';
 import { MRMS_LEADER_KEY, MRMS_VERDICTS_KEY } from '../adapters/redis/keys';
 import { createBucketFileFeed } from '../sources/mrms/bucket-file-feed';
 import { createS3Client } from '../adapters/s3/client';
-import type { ArchivesBackend, Config, MrmsSettings, MrmsSource } from '../config';
+import type { ArchivesBackend, Config, MrmsSettings, MrmsSource, NowcastSettings } from '../config';
 import type { LeaderLease } from '../domain/ports';
 import type { FileFeed, FileVerdictStore, FrameSink } from '../domain/producer-ports';
 import { createLogger, type Logger } from '../logger';
@@ -28,11 +28,12 @@ import {
   DEFAULT_MAX_FILE_BYTES,
   type MrmsFollower,
 } from '../sources/mrms/mrms-follower';
-import { createMrmsPool, type MrmsFrameInput } from '../sources/mrms/mrms-frame';
+import { createMrmsPool, MRMS_FRAME_MODULE, type MrmsFrameInput } from '../sources/mrms/mrms-frame';
 import { startAdminServedProcess } from './admin-served-process';
 import { closer, type Component } from './component';
 import { openUploadArchives } from './open-archives';
 import type { MrmsOverrides } from './overrides';
+import { nowcastPublisher } from './nowcast';
 import { connectRedis, LEADER_LEASE_TTL_MS, redisLeaderLease } from './redis';
 
 /** The feed of `productLevel` files at `source`; its connections close last. */
@@ -100,6 +101,8 @@ export function mrmsFollowerComponent(
     /** Watches the feed's listings (an embedded replica's source watch). */
     readonly watchFeed?: (feed: FileFeed) => FileFeed;
     readonly verdicts?: FileVerdictStore;
+    /** Forecast frames after each published frame (`NOWCAST`). */
+    readonly nowcast?: NowcastSettings;
   } = {},
 ): { readonly follower: MrmsFollower; readonly component: Component } {
   const opened = openFileFeed(mrms.source, mrms.productLevel, mrms.timeoutS);
@@ -107,12 +110,16 @@ export function mrmsFollowerComponent(
   const flags = types && openFileFeed(types.source, types.productLevel, mrms.timeoutS);
   const feed = options.watchFeed?.(opened.feed) ?? opened.feed;
   const pool = createMrmsPool({ size: mrms.workers, maxZoom: mrms.maxZoom });
+  const loader = { module: MRMS_FRAME_MODULE, options: { maxZoom: mrms.maxZoom } };
+  const nowcast = nowcastPublisher(sink, options.nowcast, loader, logger, options.registry);
+  // With a nowcast the pool gets copies: the follower hands the input on after publishing.
+  const own = (bytes: Uint8Array) => (nowcast ? new Uint8Array(bytes) : bytes);
   const follower = createMrmsFollower({
     feed,
     sink,
     convert: (input: MrmsFrameInput) => {
-      const { view, transfer } = movable(input.bytes);
-      const flag = input.flag && movable(input.flag.bytes);
+      const { view, transfer } = movable(own(input.bytes));
+      const flag = input.flag && movable(own(input.flag.bytes));
       const flagInput = input.flag && flag && { name: input.flag.name, bytes: flag.view };
       return pool.render({ ...input, bytes: view, flag: flagInput }, [
         ...transfer,
@@ -137,6 +144,18 @@ export function mrmsFollowerComponent(
     leaseRenewMs: options.leaseRenewMs,
     verdicts: options.verdicts,
     events: options.registry ? createMrmsMetrics(options.registry) : undefined,
+    onPublished:
+      nowcast &&
+      ((timestamp, input) => {
+        const bytes = movable(input.bytes);
+        const flag = input.flag && movable(input.flag.bytes);
+        const moved = {
+          ...input,
+          bytes: bytes.view,
+          flag: flag && { ...input.flag!, bytes: flag.view },
+        };
+        nowcast.observe(timestamp, moved, [...bytes.transfer, ...(flag?.transfer ?? [])]);
+      }),
   });
   if (options.registry) mrmsGauges(options.registry, follower);
   let stopping: Promise<void> | undefined;
@@ -159,6 +178,7 @@ export function mrmsFollowerComponent(
       stop: () =>
         (stopping ??= (async () => {
           await follower.stop();
+          await nowcast?.close();
           await pool.close();
           await opened.connections.stop();
           await flags?.connections.stop();
@@ -175,11 +195,13 @@ export function backgroundMrms(
   registry: Registry,
   watchFeed?: (feed: FileFeed) => FileFeed,
   verdicts?: FileVerdictStore,
+  nowcast?: NowcastSettings,
 ): Component {
   const { component } = mrmsFollowerComponent(sink, mrms, logger.child({ component: 'mrms' }), {
     registry,
     watchFeed,
     verdicts,
+    nowcast,
   });
   return {
     name: 'mrms',
@@ -224,6 +246,7 @@ export async function buildMrmsProducer(
     verdicts: redis
       ? createRedisFileVerdicts(redis.client, MRMS_VERDICTS_KEY)
       : localFileVerdicts(config.archives),
+    nowcast: config.nowcast,
   });
   let firstPass: Promise<void> = Promise.resolve();
   const components: Component[] = [

@@ -216,8 +216,12 @@ export async function assembleReplica(
             registry,
             sourceWatch.watch,
             localFileVerdicts(config.archives),
+            config.nowcast,
           )
-        : backgroundSimulator(archives.frameSink(), config.simulator, logger),
+        : backgroundSimulator(archives.frameSink(), config.simulator, logger, {
+            settings: config.nowcast,
+            registry,
+          }),
     );
     components.push(sourceWatch.component);
   }

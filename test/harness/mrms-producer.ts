@@ -42,7 +42,13 @@ export async function startProducer(
   const adminPort = await freePort();
   const proc = spawnNode(MRMS_ENTRY, {
     cwd,
-    env: { HOST: '127.0.0.1', ADMIN_PORT: String(adminPort), LOG_LEVEL: 'info', ...env },
+    env: {
+      HOST: '127.0.0.1',
+      ADMIN_PORT: String(adminPort),
+      LOG_LEVEL: 'info',
+      NOWCAST: '0', // a test of forecasts turns it on
+      ...env,
+    },
   });
   const admin = `http://127.0.0.1:${adminPort}`;
   const metrics = async () => (await request(admin, '/metrics')).body.toString();

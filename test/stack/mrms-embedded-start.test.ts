@@ -44,6 +44,7 @@ it('publishes and serves MRMS frames instead of simulated ones', async () => {
       healthy: false,
       latest: SAMPLE_TIMESTAMP,
       timestamps: [SAMPLE_TIMESTAMP],
+      forecasts: [], // one frame, or no frame 10 minutes before: no forecast base
     });
     // Beside the archive only the hidden verdict file (docs/mrms.md, "Verdicts on files").
     expect((await fs.readdir(path.join(cwd, 'data'))).filter((f) => !f.startsWith('.'))).toEqual([

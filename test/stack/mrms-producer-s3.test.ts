@@ -103,6 +103,7 @@ it('publishes every frame of the NOAA-style bucket once; ingest and a replica se
     healthy: false,
     latest: SAMPLE_TIMESTAMP,
     timestamps: [SAMPLE_TIMESTAMP, EARLIER],
+    forecasts: [], // the producer of this test runs without the nowcast
   });
 
   const reader = new PMTiles(

@@ -69,6 +69,7 @@ it('says on the terminal that the MRMS source does not answer, and serves no fra
       healthy: false,
       latest: leftOver,
       timestamps: [leftOver],
+      forecasts: [], // one frame, or no frame 10 minutes before: no forecast base
     });
     expect(await fs.readdir(path.join(cwd, 'data'))).toEqual([`${leftOver}.pmtiles`]);
   } finally {

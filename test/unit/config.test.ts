@@ -270,3 +270,18 @@ describe('the MRMS follower (config.mrms) and RADAR_SOURCE', () => {
     expect(() => loadConfig({ MRMS_SOURCE: 'https://u:p@host/x/' })).toThrow(/credentials/);
   });
 });
+
+describe('the producers’ nowcast (config.nowcast)', () => {
+  it('is on with leads 10 to 60 minutes by default; NOWCAST=0 turns it off', () => {
+    expect(loadConfig({}).nowcast).toEqual({ enabled: true, leads: [10, 20, 30, 40, 50, 60] });
+    expect(loadConfig({ NOWCAST: '0' }).nowcast.enabled).toBe(false);
+    expect(loadConfig({ NOWCAST_LEADS: ' 2, 30 ,120' }).nowcast.leads).toEqual([2, 30, 120]);
+  });
+
+  it('refuses leads that are not ascending multiples of the 2-minute step, naming the bad one', () => {
+    for (const leads of ['10,15', '0', '10,10', '20,10', '362', 'soon', '10,', '-10', '1e1'])
+      expect(() => loadConfig({ NOWCAST_LEADS: leads })).toThrow(/NOWCAST_LEADS/);
+    expect(() => loadConfig({ NOWCAST_LEADS: '10,15' })).toThrow(/"15" is not a lead/);
+    expect(() => loadConfig({ NOWCAST: 'maybe' })).toThrow(/NOWCAST/);
+  });
+});

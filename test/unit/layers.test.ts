@@ -74,6 +74,7 @@ const ROOMS = [
   'client', // the map client library
   'domain', // pure: ports, timestamps, archive errors, catalog, keys and the grid
   'embedded', // embedded mode's demo credentials
+  'forecast', // publishing nowcasts: the worker that runs cycles, and its publisher
   'http', // the Node transport; core/ the decider
   'ingest', // validate, publish, retain
   'keys', // the registry format and the keys CLI's pure commands
@@ -181,4 +182,11 @@ it('the nowcast imports no source of grids and no outer layer (grids in, grids o
   expect(
     violations(/^nowcast\//, /^(sim|sources|adapters|http|ingest|wiring|bin|render|serving)\//),
   ).toEqual([]);
+});
+
+it('publishing forecasts imports no source of grids and no outer layer; grids and the renderer know it not', () => {
+  expect(
+    violations(/^forecast\//, /^(sim|sources|adapters|http|ingest|wiring|bin|serving)\//),
+  ).toEqual([]);
+  expect(violations(/^(nowcast|render|domain|shared)\//, /^forecast\//)).toEqual([]);
 });

@@ -104,6 +104,12 @@ export interface MrmsFollowerOptions {
    * converted untyped at once.
    */
   readonly pairing?: FlagPairing;
+  /**
+   * Called after each frame this follower publishes, with its archive timestamp and the input
+   * it was converted from (the nowcast reads its base frames from it). `convert` must leave
+   * `input`'s buffers usable (send the pool a copy) when this is set.
+   */
+  readonly onPublished?: (timestamp: string, input: MrmsFrameInput) => void;
 }
 
 export interface MrmsFollower {

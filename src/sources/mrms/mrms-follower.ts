@@ -25,7 +25,7 @@ import { formatTimestamp } from '../../domain/timestamps';
 import { RenderJobError, RenderWorkerDiedError } from '../../render/render-pool';
 import { backoffMs } from '../../shared/backoff';
 import { createFeedDownload } from './feed-download';
-import { NO_PAIRING, untypedReason, type FlagDecision } from './flag-pairing';
+import { NO_PAIRING, untypedReason } from './flag-pairing';
 import { createLeadership } from '../../shared/leadership';
 import { createWakeablePause } from '../../shared/wakeable-pause';
 import {
@@ -40,11 +40,9 @@ import {
 } from './mrms-follower-contract';
 import { createFileBook, createMemoryFileVerdicts } from './file-verdicts';
 import { createFutureNameFilter } from './future-names';
-import { mrmsArchiveFacts } from './mrms-frame';
+import { mrmsArchiveFacts, type MrmsFrameInput } from './mrms-frame';
 
 export * from './mrms-follower-contract';
-
-type Ready = Extract<FlagDecision, { wait: false }>;
 
 export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
   const { feed, sink, convert, logger, lease, events = {} } = options;
@@ -109,12 +107,8 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
   const download = createFeedDownload(downloadDeps);
   const pairing = options.pairing ?? NO_PAIRING;
 
-  /** Converts `file`'s bytes; `undefined` when the file was refused or the failure logged. */
-  const conversion = async (
-    file: FeedFile,
-    bytes: Buffer,
-    { flag, untyped }: Ready,
-  ): Promise<Buffer | undefined> => {
+  /** Converts `file`'s input; `undefined` when the file was refused or the failure logged. */
+  const conversion = async (file: FeedFile, input: MrmsFrameInput): Promise<Buffer | undefined> => {
     const refusal = await book.begin(file);
     if (refusal) {
       if (refusal.fresh) reportSkipped(file, 'bad-file', refusal.reason);
@@ -122,7 +116,7 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
       return undefined;
     }
     try {
-      return await convert({ name: file.name, bytes, flag, untypedReason: untyped?.problem });
+      return await convert(input);
     } catch (error) {
       // Bad input, or input that killed its render worker: refused for this version.
       const reason =
@@ -160,7 +154,13 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
     const bytes = await download(file);
     if (bytes === undefined || !working()) return;
     const began = performance.now();
-    const archive = await conversion(file, bytes, ready);
+    const input = {
+      name: file.name,
+      bytes,
+      flag: ready.flag,
+      untypedReason: ready.untyped?.problem,
+    };
+    const archive = await conversion(file, input);
     if (archive === undefined) return;
     const seconds = (performance.now() - began) / 1000;
     let facts: ReturnType<typeof mrmsArchiveFacts>;
@@ -200,6 +200,7 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
     noteNewest(facts.validTimeMs);
     const { timestamp, validTimeMs } = facts;
     events.onConverted?.({ timestamp, seconds, bytes: archive.length, validTimeMs });
+    options.onPublished?.(timestamp, input);
     const untyped = untypedReason(ready, facts);
     if (untyped) events.onUntyped?.(untyped);
     const ms = Math.round(seconds * 1000);

@@ -8,7 +8,12 @@ import { formatTimestamp } from '../../domain/timestamps';
 import { readArchiveMetadata } from '../../pmtiles/archive-metadata';
 import { createRenderPool, type RenderPool } from '../../render/render-pool';
 import { checkFrameRenderOptions, renderFrame } from '../../render/render-frame';
-import { jobModulePath, type WorkerJob } from '../../render/worker-job';
+import {
+  type FrameLoader,
+  jobModulePath,
+  type LoadedFrame,
+  type WorkerJob,
+} from '../../render/worker-job';
 import type { PrecipTypeGrid } from '../../domain/precip-type-grid';
 import type { ReflectivityGrid } from '../../domain/reflectivity-grid';
 import { Grib2Error } from './grib2/grib2-error';
@@ -70,13 +75,23 @@ const CENTER = { lon: -96, lat: 38, zoom: 4 };
  * flag within the wait") is recorded as the reason.
  */
 export function convertMrmsFile(input: MrmsFrameInput, options: MrmsFrameOptions = {}): Buffer {
+  const { grid, types, render } = loadMrmsFrame(input, options);
+  return renderFrame(grid, render, types);
+}
+
+/**
+ * The grid of one MRMS file and how {@link convertMrmsFile} renders it (typed when its flag
+ * pairs): what the nowcast worker reads a base frame from. Throws as {@link convertMrmsFile}.
+ */
+export function loadMrmsFrame(input: MrmsFrameInput, options: MrmsFrameOptions = {}): LoadedFrame {
   const maxZoom = options.maxZoom ?? 7;
   const fields = readGrib2(input.bytes, input.name, mrmsReadOptions(maxZoom));
   const grid = mrmsReflectivityGrid(fields, input.name);
   const { types, note } = pairFlag(grid, input.flag, input.untypedReason, maxZoom);
-  return renderFrame(
+  return {
     grid,
-    {
+    ...(types === undefined ? {} : { types }),
+    render: {
       maxZoom,
       pngLevel: options.pngLevel,
       center: [CENTER.lon, CENTER.lat, Math.min(CENTER.zoom, maxZoom)],
@@ -87,8 +102,7 @@ export function convertMrmsFile(input: MrmsFrameInput, options: MrmsFrameOptions
         ...(note === undefined ? {} : { precipFlag: note }),
       },
     },
-    types,
-  );
+  };
 }
 
 /** The reader's caps for any MRMS input, reflectivity or flag: refused before decoding. */
@@ -172,13 +186,22 @@ export function createMrmsPool(options: MrmsPoolOptions): RenderPool<MrmsFrameIn
   checkFrameRenderOptions(frame);
   return createRenderPool<MrmsFrameInput>({
     size,
-    job: { module: jobModulePath(__filename), options: frame },
+    job: { module: MRMS_FRAME_MODULE, options: frame },
     resourceLimits: MRMS_WORKER_LIMITS,
   });
 }
+
+/** This module as a job module: the render pool's job, and the nowcast's frame loader. */
+export const MRMS_FRAME_MODULE = jobModulePath(__filename);
 
 /** Worker side of {@link createMrmsPool}: inputs are `{ name, bytes, flag?, untypedReason? }`. */
 export function createWorkerJob(options: unknown): WorkerJob {
   const frame = options as MrmsFrameOptions;
   return (input) => convertMrmsFile(input as MrmsFrameInput, frame);
+}
+
+/** Nowcast side of the same module: inputs are those of the pool, the grid comes back. */
+export function createFrameLoader(options: unknown): FrameLoader {
+  const frame = options as MrmsFrameOptions;
+  return (input) => loadMrmsFrame(input as MrmsFrameInput, frame);
 }
