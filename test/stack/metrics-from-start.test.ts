@@ -18,12 +18,7 @@ import { buildMrmsProducer, type RunningMrmsProducer } from '../../src/wiring/mr
 import { declaredMetrics } from '../unit/deploy/api-registry';
 import { request } from '../harness/http-client';
 import { startProductionStack, type ProductionStack } from '../harness/production-stack';
-import {
-  allRules,
-  dashboardQueries,
-  metricNames,
-  NOWCAST_PRODUCER_SERIES,
-} from '../unit/deploy/deploy-files';
+import { allRules, dashboardQueries, metricNames } from '../unit/deploy/deploy-files';
 
 jest.setTimeout(60_000);
 
@@ -94,11 +89,7 @@ function namedInDeploy(): Map<string, string[]> {
 
 it('every service metric named by a rule or a dashboard panel has a series on a fresh process', () => {
   const named = namedInDeploy();
-  // The nowcast producer is a process this file does not start (deploy-files.ts says why).
-  const producer = new Set(NOWCAST_PRODUCER_SERIES);
-  const own = [...named.keys()].filter(
-    (name) => OWN.test(name) && !PER_KEY.has(name) && !producer.has(name),
-  );
+  const own = [...named.keys()].filter((name) => OWN.test(name) && !PER_KEY.has(name));
   expect(own.length).toBeGreaterThan(15);
   const exported = new Set([...sampled(apiText), ...sampled(ingestText), ...sampled(mrmsText)]);
   const missing = own

@@ -197,20 +197,6 @@ export const EXPORTER_SERIES: readonly string[] = [
   'nginx_http_requests_total',
 ];
 
-/**
- * Series of the nowcast producer (its cycle-time histogram, cycles by outcome, failures by
- * reason) that the dashboard's "Nowcast" row reads. The producer is a process of its own
- * that this repository's tests do not start here, so its names are stated as the forecast
- * contract gives them (docs/metrics.md) rather than scraped.
- */
-export const NOWCAST_PRODUCER_SERIES: readonly string[] = [
-  'radar_nowcast_cycle_seconds_bucket',
-  'radar_nowcast_cycle_seconds_sum',
-  'radar_nowcast_cycle_seconds_count',
-  'radar_nowcast_cycles_total',
-  'radar_nowcast_failures_total',
-];
-
 export interface PromRule {
   readonly record?: string;
   readonly alert?: string;

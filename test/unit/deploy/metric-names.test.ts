@@ -27,7 +27,6 @@ import {
   exposedFamilies,
   labelNames,
   metricNames,
-  NOWCAST_PRODUCER_SERIES,
   promtool,
   seriesNames,
   withGrafanaVariablesResolved,
@@ -117,8 +116,7 @@ afterAll(async () => {
 
 /**
  * Names a query may use: scraped series names, recording-rule outputs, `up`, the series of
- * the blackbox and nginx exporters (checked against the real exporters by the live e2e test),
- * and the nowcast producer's (`NOWCAST_PRODUCER_SERIES`).
+ * the blackbox and nginx exporters (checked against the real exporters by the live e2e test).
  */
 function knownNames(): Set<string> {
   const known = new Set([
@@ -126,7 +124,6 @@ function knownNames(): Set<string> {
     ...seriesNames(exposedFamilies(ingestText)),
     ...seriesNames(exposedFamilies(mrmsText)),
     ...EXPORTER_SERIES,
-    ...NOWCAST_PRODUCER_SERIES,
   ]);
   for (const rule of allRules()) if (rule.record) known.add(rule.record);
   known.add('up');
