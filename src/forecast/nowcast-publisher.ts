@@ -30,6 +30,7 @@ export const NOWCAST_FAILURE_REASONS = [
   'grid-mismatch',
   'superseded',
   'error',
+  'worker-died',
   'sink',
 ] as const;
 export type NowcastFailureReason = (typeof NOWCAST_FAILURE_REASONS)[number];
@@ -58,7 +59,11 @@ export interface NowcastPublisherOptions {
   /** The source's job module (exports `createFrameLoader`) and its options. */
   readonly loader: WorkerJobSpec;
   readonly events?: NowcastEvents;
-  /** Heap limits of the worker (its grids are typed arrays, outside the heap). */
+  /**
+   * Heap limits of the worker (its grids are typed arrays, outside the heap). A worker past
+   * them, or one that exits, ends alone: its frames in hand fail (counted `worker-died`,
+   * logged), the producer keeps publishing observed frames, the next frame starts a new worker.
+   */
   readonly resourceLimits?: ResourceLimits;
 }
 
@@ -157,18 +162,24 @@ export function createNowcastPublisher(options: NowcastPublisherOptions): Nowcas
         settle();
       }
     });
-    const died = (error: Error) => {
+    const died = (error: Error & { code?: string }) => {
       if (worker !== w) return;
       worker = undefined;
       if (closing) return;
-      // Its book (the frames kept) is gone with it; the next frame starts a new worker.
-      count('failed', 'error');
-      logger.error({ err: error.message, lost: outstanding }, 'nowcast worker died');
+      // Its book (the frames kept) is gone with it; the next frame starts a new worker. The
+      // frames it held are lost: one failure for the cycle it was running.
+      count('failed', 'worker-died');
+      const outOfMemory = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
+      logger.error(
+        { err: error.message, outOfMemory, lost: outstanding },
+        'nowcast worker died: its cycle failed, the next frame starts a new worker',
+      );
       outstanding = 0;
       settle();
+      void w.terminate();
     };
     w.on('error', died);
-    w.on('exit', (code) => died(new Error(`exit code ${code}`)));
+    w.on('exit', (code) => died(new Error(`nowcast worker exited with code ${code}`)));
     return w;
   };
 
