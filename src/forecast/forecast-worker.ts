@@ -13,6 +13,7 @@ import { formatTimestamp } from '../domain/timestamps';
 import { createCycleBook, type SkippedBase } from '../nowcast/cycle-book';
 import { loadOpenCv } from '../nowcast/opencv';
 import { movable } from '../render/movable-view';
+import { releaseMemory } from '../render/release-memory';
 import type {
   FrameLoader,
   FrameLoaderModule,
@@ -119,6 +120,9 @@ function serve(port: MessagePort, data: NowcastWorkerData): void {
     } catch (error) {
       report({ base, outcome: 'failed', reason: 'error', detail: message(error) });
       return;
+    } finally {
+      // The decoder's and the float type grid's memory, and the grid the book let go.
+      releaseMemory();
     }
     observation.skipped.forEach(skipped);
     const run = observation.run;
@@ -142,6 +146,8 @@ function serve(port: MessagePort, data: NowcastWorkerData): void {
       report({ base: cycleBase, outcome: 'failed', reason: 'error', detail: message(error) });
     } finally {
       book.finished(run.baseMs);
+      // The forecast grids and trajectories, and the base grid once the book dropped it.
+      releaseMemory();
     }
   };
 
