@@ -75,6 +75,12 @@ export interface NowcastPublisher {
    * once, never throws.
    */
   observe(timestamp: string, input: unknown, transfer?: readonly ArrayBuffer[]): void;
+  /**
+   * A frame published before this producer started, read back (after a restart): its echo
+   * image serves the bases to come as their earlier frame; it is no base (no forecasts of its
+   * own, nothing counted). As {@link observe} otherwise.
+   */
+  recall(timestamp: string, input: unknown, transfer?: readonly ArrayBuffer[]): void;
   /** Resolves once every frame observed so far is handled and its forecasts written. */
   idle(): Promise<void>;
   /** Stops the worker (a running cycle is dropped) after the writes in flight. Idempotent. */
@@ -183,29 +189,37 @@ export function createNowcastPublisher(options: NowcastPublisherOptions): Nowcas
     return w;
   };
 
+  const post = (
+    timestamp: string,
+    input: unknown,
+    transfer: readonly ArrayBuffer[],
+    recalled: boolean,
+  ) => {
+    if (closing) return;
+    const timeMs = parseTimestamp(timestamp);
+    if (timeMs === undefined) {
+      logger.error({ timestamp }, 'nowcast given a frame without a timestamp');
+      return;
+    }
+    worker ??= start();
+    const message: ObservedFrameMessage = { timeMs, input, ...(recalled ? { recalled } : {}) };
+    try {
+      worker.postMessage(
+        message,
+        transfer.filter((b) => b.byteLength > 0),
+      );
+    } catch (error) {
+      count('failed', 'error');
+      logger.error({ timestamp, err: (error as Error).message }, 'nowcast cycle failed');
+      return;
+    }
+    outstanding++;
+    worker.ref();
+  };
+
   return {
-    observe(timestamp, input, transfer = []) {
-      if (closing) return;
-      const timeMs = parseTimestamp(timestamp);
-      if (timeMs === undefined) {
-        logger.error({ timestamp }, 'nowcast given a frame without a timestamp');
-        return;
-      }
-      worker ??= start();
-      const message: ObservedFrameMessage = { timeMs, input };
-      try {
-        worker.postMessage(
-          message,
-          transfer.filter((b) => b.byteLength > 0),
-        );
-      } catch (error) {
-        count('failed', 'error');
-        logger.error({ timestamp, err: (error as Error).message }, 'nowcast cycle failed');
-        return;
-      }
-      outstanding++;
-      worker.ref();
-    },
+    observe: (timestamp, input, transfer = []) => post(timestamp, input, transfer, false),
+    recall: (timestamp, input, transfer = []) => post(timestamp, input, transfer, true),
     idle() {
       if (outstanding === 0) return writing;
       return new Promise<void>((resolve) => waiters.push(resolve));
