@@ -13,6 +13,7 @@ import { formatTimestamp } from '../domain/timestamps';
 import { createCycleBook, type SkippedBase } from '../nowcast/cycle-book';
 import { loadOpenCv } from '../nowcast/opencv';
 import { movable } from '../render/movable-view';
+import { releaseMemory } from '../render/release-memory';
 import type {
   FrameLoader,
   FrameLoaderModule,
@@ -43,6 +44,11 @@ export interface ObservedFrameMessage {
   readonly timeMs: number;
   /** What the source's loader reads (a timestamp, a file's bytes). */
   readonly input: unknown;
+  /**
+   * A frame published before this producer started, read back for its echo image only: an
+   * earlier frame for the bases to come, never a base itself, never reported.
+   */
+  readonly recalled?: boolean;
 }
 
 /** How a base's cycle ended. */
@@ -103,14 +109,19 @@ function serve(port: MessagePort, data: NowcastWorkerData): void {
   /** Lets queued messages in, then says whether one is newer than `baseMs`. */
   const newerWaiting = async (baseMs: number) => {
     await new Promise((resolve) => setImmediate(resolve));
-    return queue.some((m) => m.timeMs > baseMs);
+    return queue.some((m) => m.timeMs > baseMs && !m.recalled);
   };
 
-  const handle = async ({ timeMs, input }: ObservedFrameMessage) => {
+  const handle = async ({ timeMs, input, recalled }: ObservedFrameMessage) => {
     const base = formatTimestamp(timeMs);
     let observation;
     try {
-      if (!book.needs(timeMs)) observation = book.observe({ timeMs, identity: '' });
+      if (recalled) {
+        if (!book.needs(timeMs)) return;
+        const frame = loader(input);
+        const image = echoImageOf(frame);
+        observation = book.remember({ timeMs, identity: frameIdentity(frame), image });
+      } else if (!book.needs(timeMs)) observation = book.observe({ timeMs, identity: '' });
       else {
         const frame = compactTypes(loader(input));
         const image = echoImageOf(frame);
@@ -119,6 +130,9 @@ function serve(port: MessagePort, data: NowcastWorkerData): void {
     } catch (error) {
       report({ base, outcome: 'failed', reason: 'error', detail: message(error) });
       return;
+    } finally {
+      // The decoder's and the float type grid's memory, and the grid the book let go.
+      releaseMemory();
     }
     observation.skipped.forEach(skipped);
     const run = observation.run;
@@ -142,6 +156,8 @@ function serve(port: MessagePort, data: NowcastWorkerData): void {
       report({ base: cycleBase, outcome: 'failed', reason: 'error', detail: message(error) });
     } finally {
       book.finished(run.baseMs);
+      // The forecast grids and trajectories, and the base grid once the book dropped it.
+      releaseMemory();
     }
   };
 

@@ -30,6 +30,7 @@ export const NOWCAST_FAILURE_REASONS = [
   'grid-mismatch',
   'superseded',
   'error',
+  'worker-died',
   'sink',
 ] as const;
 export type NowcastFailureReason = (typeof NOWCAST_FAILURE_REASONS)[number];
@@ -58,7 +59,11 @@ export interface NowcastPublisherOptions {
   /** The source's job module (exports `createFrameLoader`) and its options. */
   readonly loader: WorkerJobSpec;
   readonly events?: NowcastEvents;
-  /** Heap limits of the worker (its grids are typed arrays, outside the heap). */
+  /**
+   * Heap limits of the worker (its grids are typed arrays, outside the heap). A worker past
+   * them, or one that exits, ends alone: its frames in hand fail (counted `worker-died`,
+   * logged), the producer keeps publishing observed frames, the next frame starts a new worker.
+   */
   readonly resourceLimits?: ResourceLimits;
 }
 
@@ -70,6 +75,12 @@ export interface NowcastPublisher {
    * once, never throws.
    */
   observe(timestamp: string, input: unknown, transfer?: readonly ArrayBuffer[]): void;
+  /**
+   * A frame published before this producer started, read back (after a restart): its echo
+   * image serves the bases to come as their earlier frame; it is no base (no forecasts of its
+   * own, nothing counted). As {@link observe} otherwise.
+   */
+  recall(timestamp: string, input: unknown, transfer?: readonly ArrayBuffer[]): void;
   /** Resolves once every frame observed so far is handled and its forecasts written. */
   idle(): Promise<void>;
   /** Stops the worker (a running cycle is dropped) after the writes in flight. Idempotent. */
@@ -157,44 +168,58 @@ export function createNowcastPublisher(options: NowcastPublisherOptions): Nowcas
         settle();
       }
     });
-    const died = (error: Error) => {
+    const died = (error: Error & { code?: string }) => {
       if (worker !== w) return;
       worker = undefined;
       if (closing) return;
-      // Its book (the frames kept) is gone with it; the next frame starts a new worker.
-      count('failed', 'error');
-      logger.error({ err: error.message, lost: outstanding }, 'nowcast worker died');
+      // Its book (the frames kept) is gone with it; the next frame starts a new worker. The
+      // frames it held are lost: one failure for the cycle it was running.
+      count('failed', 'worker-died');
+      const outOfMemory = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
+      logger.error(
+        { err: error.message, outOfMemory, lost: outstanding },
+        'nowcast worker died: its cycle failed, the next frame starts a new worker',
+      );
       outstanding = 0;
       settle();
+      void w.terminate();
     };
     w.on('error', died);
-    w.on('exit', (code) => died(new Error(`exit code ${code}`)));
+    w.on('exit', (code) => died(new Error(`nowcast worker exited with code ${code}`)));
     return w;
   };
 
+  const post = (
+    timestamp: string,
+    input: unknown,
+    transfer: readonly ArrayBuffer[],
+    recalled: boolean,
+  ) => {
+    if (closing) return;
+    const timeMs = parseTimestamp(timestamp);
+    if (timeMs === undefined) {
+      logger.error({ timestamp }, 'nowcast given a frame without a timestamp');
+      return;
+    }
+    worker ??= start();
+    const message: ObservedFrameMessage = { timeMs, input, ...(recalled ? { recalled } : {}) };
+    try {
+      worker.postMessage(
+        message,
+        transfer.filter((b) => b.byteLength > 0),
+      );
+    } catch (error) {
+      count('failed', 'error');
+      logger.error({ timestamp, err: (error as Error).message }, 'nowcast cycle failed');
+      return;
+    }
+    outstanding++;
+    worker.ref();
+  };
+
   return {
-    observe(timestamp, input, transfer = []) {
-      if (closing) return;
-      const timeMs = parseTimestamp(timestamp);
-      if (timeMs === undefined) {
-        logger.error({ timestamp }, 'nowcast given a frame without a timestamp');
-        return;
-      }
-      worker ??= start();
-      const message: ObservedFrameMessage = { timeMs, input };
-      try {
-        worker.postMessage(
-          message,
-          transfer.filter((b) => b.byteLength > 0),
-        );
-      } catch (error) {
-        count('failed', 'error');
-        logger.error({ timestamp, err: (error as Error).message }, 'nowcast cycle failed');
-        return;
-      }
-      outstanding++;
-      worker.ref();
-    },
+    observe: (timestamp, input, transfer = []) => post(timestamp, input, transfer, false),
+    recall: (timestamp, input, transfer = []) => post(timestamp, input, transfer, true),
     idle() {
       if (outstanding === 0) return writing;
       return new Promise<void>((resolve) => waiters.push(resolve));

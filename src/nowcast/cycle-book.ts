@@ -18,6 +18,9 @@
  *   several frames at once may bring it later), the base is counted `superseded` instead, so
  *   a start is never counted as a gap;
  * - `grid-mismatch`: the frame one baseline before it is of another grid or product.
+ *
+ * Frames published before the book began (a producer restarted) can be remembered: their echo
+ * images serve as earlier frames, but they are never bases.
  */
 import type { EchoImage } from './echo-image';
 
@@ -67,6 +70,12 @@ export interface CycleBook<Full> {
    */
   needs(timeMs: number): boolean;
   observe(frame: ObservedFrame<Full>): Observation<Full>;
+  /**
+   * The echo image of a frame published before this book began (read back after a restart):
+   * kept when {@link needs} says so, never a base and never settled; it runs the waiting
+   * base's cycle when it is that base's earlier frame.
+   */
+  remember(frame: Required<Omit<ObservedFrame<Full>, 'full'>>): Observation<Full>;
   /** The cycle of `baseMs` ended (published, failed, or abandoned when superseded). */
   finished(baseMs: number): void;
   /** Whether a cycle of `baseMs` is running and a newer frame would supersede it. */
@@ -158,6 +167,14 @@ export function createCycleBook<Full>(baselineMs: number): CycleBook<Full> {
       prune();
       const outcome = tryBase();
       return { skipped: [...skipped, ...outcome.skipped], run: outcome.run };
+    },
+    remember({ timeMs, identity, image }) {
+      if (base !== undefined && (timeMs < base.timeMs - baselineMs || timeMs === base.timeMs))
+        return { skipped: [] };
+      images.set(timeMs, { image, identity });
+      earliestMs = Math.min(earliestMs, timeMs);
+      if (base?.state !== 'waiting' || timeMs !== base.timeMs - baselineMs) return { skipped: [] };
+      return tryBase();
     },
     finished(baseMs) {
       if (base?.timeMs !== baseMs) return;

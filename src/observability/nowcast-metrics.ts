@@ -28,7 +28,7 @@ export function createNowcastMetrics(registry: Registry): NowcastEvents {
   const failures = zeroed(
     new Counter({
       name: 'radar_nowcast_failures_total',
-      help: 'Bases whose forecasts were not published, by reason: missing-earlier-frame (no frame 10 min before the base: a gap), grid-mismatch (that frame is of another grid or product), superseded, error (the cycle or its worker failed), sink (writing the forecasts failed).',
+      help: 'Bases whose forecasts were not published, by reason: missing-earlier-frame (no frame 10 min before the base: a gap), grid-mismatch (that frame is of another grid or product), superseded, error (the cycle failed), worker-died (its worker ran out of heap or exited: the producer goes on, the next frame starts a new worker), sink (writing the forecasts failed).',
       labelNames: ['reason'] as const,
       registers: [registry],
     }),

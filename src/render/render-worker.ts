@@ -1,10 +1,12 @@
 /**
  * Worker-thread entry of the render pool: loads the pool's job module, runs it on each input
- * and transfers the archive bytes back without copying. Runs only inside a worker started by
+ * and transfers the archive bytes back without copying, then frees the job's grids at once.
+ * Runs only inside a worker started by
  * `render-pool.ts`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { movable } from './movable-view';
+import { releaseMemory } from './release-memory';
 import type { WorkerJob, WorkerJobModule, WorkerJobSpec } from './worker-job';
 
 /** Pool -> worker: make the archive of `input`. */
@@ -69,5 +71,8 @@ if (port && data?.kind === 'radar-render') {
       };
       port.postMessage(reply);
     }
+    // The job's grids are garbage now: give them back before the worker idles (see
+    // release-memory.ts), not whenever its next job happens to collect.
+    releaseMemory();
   });
 }

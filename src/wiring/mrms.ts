@@ -34,6 +34,7 @@ import { closer, type Component } from './component';
 import { openUploadArchives } from './open-archives';
 import type { MrmsOverrides } from './overrides';
 import { nowcastPublisher } from './nowcast';
+import { BASELINE_MINUTES } from '../forecast/forecast-cycle';
 import { connectRedis, LEADER_LEASE_TTL_MS, redisLeaderLease } from './redis';
 
 /** The feed of `productLevel` files at `source`; its connections close last. */
@@ -156,6 +157,15 @@ export function mrmsFollowerComponent(
         };
         nowcast.observe(timestamp, moved, [...bytes.transfer, ...(flag?.transfer ?? [])]);
       }),
+    // After a restart, the frames of the last baseline found published are read back for the
+    // nowcast's echo images, so the first new frame gets its forecasts.
+    recall: nowcast && {
+      windowMs: BASELINE_MINUTES * 60_000,
+      onRecalled: (timestamp, input) => {
+        const bytes = movable(input.bytes);
+        nowcast.recall(timestamp, { ...input, bytes: bytes.view }, bytes.transfer);
+      },
+    },
   });
   if (options.registry) mrmsGauges(options.registry, follower);
   let stopping: Promise<void> | undefined;

@@ -12,6 +12,7 @@ import type {
 } from '../../domain/producer-ports';
 import type { Logger } from '../../logger';
 import type { FlagPairing, UntypedReason } from './flag-pairing';
+import type { PublishedRecallOptions } from './published-recall';
 import type { MrmsFrameInput } from './mrms-frame';
 
 /** Why a step failed, as counted by the metrics (`radar_mrms_failures_total{reason}`). */
@@ -110,6 +111,11 @@ export interface MrmsFollowerOptions {
    * `input`'s buffers usable (send the pool a copy) when this is set.
    */
   readonly onPublished?: (timestamp: string, input: MrmsFrameInput) => void;
+  /**
+   * Frames found already published that are still needed (a nowcast's earlier frames after a
+   * restart): read back from the feed in the background, never converted (published-recall.ts).
+   */
+  readonly recall?: PublishedRecallOptions;
 }
 
 export interface MrmsFollower {

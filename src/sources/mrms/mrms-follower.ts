@@ -41,6 +41,7 @@ import {
 import { createFileBook, createMemoryFileVerdicts } from './file-verdicts';
 import { createFutureNameFilter } from './future-names';
 import { mrmsArchiveFacts, type MrmsFrameInput } from './mrms-frame';
+import { createPublishedRecall } from './published-recall';
 
 export * from './mrms-follower-contract';
 
@@ -100,12 +101,12 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
     reportSkipped(file, reason, problem);
     await book.refuse(file, problem);
   };
-
   const working = () => !stopped && leading();
-
   const downloadDeps = { feed, retry, maxFileBytes, logger, halted, pause, working, skip, fail };
   const download = createFeedDownload(downloadDeps);
   const pairing = options.pairing ?? NO_PAIRING;
+  const recall =
+    options.recall && createPublishedRecall(options.recall, feed, maxFileBytes, logger);
 
   /** Converts `file`'s input; `undefined` when the file was refused or the failure logged. */
   const conversion = async (file: FeedFile, input: MrmsFrameInput): Promise<Buffer | undefined> => {
@@ -145,6 +146,7 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
     if (await sink.has(named)) {
       await book.published(file);
       noteNewest(file.timeMs);
+      recall?.offer(file);
       events.onSkipped?.(named);
       logger.debug({ file: file.name, timestamp: named }, 'mrms frame already published');
       return;
@@ -230,6 +232,7 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
     const listed = new Set(files.map((f) => f.key));
     for (const key of conversionFailures.keys())
       if (!listed.has(key)) conversionFailures.delete(key);
+    recall?.retain(files);
     const queue = future.present(files, options.backfill).filter((f) => !book.settled(f));
     pairing.retain(new Set(queue.map((f) => f.key)));
     if (queue.length > 0) await pairing.refresh(options.backfill + 2);
@@ -288,6 +291,7 @@ export function createMrmsFollower(options: MrmsFollowerOptions): MrmsFollower {
       leadership?.stopRenewing();
       wake();
       await loop;
+      await recall?.settled();
       await leadership?.release();
     },
     isLeader: leading,

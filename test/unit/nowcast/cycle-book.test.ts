@@ -163,3 +163,26 @@ it('a frame seen twice is observed once', () => {
   book.observe(frame(0));
   expect(book.observe(frame(0))).toEqual({ skipped: [] });
 });
+
+it('remembers frames published before it began as earlier frames, never as bases, in either order', () => {
+  const remembered = (m: number) => ({ timeMs: at(m), identity: 'grid A', image: image(m) });
+  // Recalled first (a restart), then the first new frame: its cycle runs at once.
+  const book = createCycleBook<string>(BASELINE);
+  for (const m of [2, 4, 6, 8, 10]) expect(book.remember(remembered(m))).toEqual({ skipped: [] });
+  expect(book.newest()).toBeUndefined(); // no base of its own
+  expect(book.observe(frame(12))).toEqual({
+    skipped: [],
+    run: { baseMs: at(12), full: 'full 12', earlier: image(2), latest: image(12) },
+  });
+  expect(book.kept()).toEqual([2, 4, 6, 8, 10, 12].map(at));
+
+  // The new frame first, its earlier frame recalled later: the waiting base runs then.
+  const later = createCycleBook<string>(BASELINE);
+  expect(later.observe(frame(12)).run).toBeUndefined();
+  expect(later.remember(remembered(4))).toEqual({ skipped: [] });
+  expect(later.remember(remembered(0))).toEqual({ skipped: [] }); // older than needed: dropped
+  expect(later.remember(remembered(2)).run).toEqual(
+    expect.objectContaining({ baseMs: at(12), earlier: image(2) }),
+  );
+  expect(later.kept()).toEqual([2, 4, 12].map(at));
+});
