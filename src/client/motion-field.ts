@@ -5,10 +5,10 @@
  * instead of cross-fading in place. The wire form is small (tens of KB): two base64 strings of
  * int8 values times `scale`, at most 128 columns.
  */
+import { int8FromBase64, MAX_MOTION_COLUMNS } from '../domain/motion-field-wire';
 import { RadarResponseError } from './errors';
 
-/** Most columns a motion field may have (the wire form stays small). */
-export const MAX_MOTION_COLUMNS = 128;
+export { MAX_MOTION_COLUMNS };
 /** Most rows accepted (a 2:1 CONUS grid of 128 columns has 64). */
 export const MAX_MOTION_ROWS = 1024;
 
@@ -37,16 +37,6 @@ const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Num
 const isCount = (v: unknown, max: number): v is number =>
   typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= max;
 
-/** Bytes of a standard base64 string as signed values, or `undefined` if it is not base64. */
-function decodeInt8(text: unknown): Int8Array | undefined {
-  if (typeof text !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0)
-    return undefined;
-  const binary = atob(text);
-  const bytes = new Int8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = (binary.charCodeAt(i) << 24) >> 24;
-  return bytes;
-}
-
 /**
  * Validates and decodes a motion field's wire form (`encoding: "int8-base64"`, unit degrees
  * per minute); throws {@link RadarResponseError} naming the first violation.
@@ -72,7 +62,7 @@ export function parseMotionField(body: unknown): RadarMotionField {
     throw new RadarResponseError('motion.scale is not a positive number');
   const scale = m.scale;
   const planes = (['u', 'v'] as const).map((name) => {
-    const raw = decodeInt8(m[name]);
+    const raw = int8FromBase64(m[name]);
     if (raw === undefined) throw new RadarResponseError(`motion.${name} is not base64`);
     if (raw.length !== width * height)
       throw new RadarResponseError(

@@ -1,39 +1,20 @@
 /**
- * The motion field in the small, geographic form a forecast archive carries in its metadata
- * (`"motion"`), so a client can move echoes between frames without measuring motion itself:
- * at most {@link MAX_MOTION_COLUMNS} columns, each value one signed byte, base64. Its format is
- * documented in docs/nowcast.md ("The motion field in the metadata"); a client decodes it as:
- *
- *   value(u or v at column c, row r) = int8(bytes[r * width + c]) * scale  (degrees per minute)
- *   centre of cell (c, r) = (west + (c + 0.5) * dLon, north - (r + 0.5) * dLat)
- *
- * with u eastward and v NORTHWARD positive (the nowcast's own field counts rows southward).
+ * The nowcast's motion field in the small, geographic wire form a forecast archive carries in
+ * its metadata (`"motion"`, `domain/motion-field-wire.ts`; docs/nowcast.md "The motion field in
+ * the metadata"): at most {@link MAX_MOTION_COLUMNS} columns, one signed byte per value, v
+ * northward positive (the nowcast's own field counts rows southward).
  */
+import {
+  int8Base64,
+  int8FromBase64,
+  MAX_MOTION_COLUMNS,
+  type MotionFieldWire,
+} from '../domain/motion-field-wire';
 import type { GridGeometry } from '../domain/reflectivity-grid';
 import type { MotionField } from './motion';
 
-/** Widest encoded field: 128 columns x 64 rows of CONUS is 16 KB of bytes, 22 KB of base64. */
-export const MAX_MOTION_COLUMNS = 128;
-
-/** The motion object of a forecast archive's metadata. */
-export interface EncodedMotionField {
-  readonly encoding: 'int8-base64';
-  readonly width: number;
-  readonly height: number;
-  /** Outer west edge of column 0, degrees. */
-  readonly west: number;
-  /** Outer north edge of row 0, degrees. */
-  readonly north: number;
-  readonly dLon: number;
-  readonly dLat: number;
-  readonly unit: 'degrees per minute';
-  /** Degrees per minute of one int8 step. */
-  readonly scale: number;
-  /** Base64 of `width * height` int8, row-major, row 0 north: eastward motion. */
-  readonly u: string;
-  /** The same for northward motion. */
-  readonly v: string;
-}
+/** The motion object of a forecast archive's metadata (its wire form). */
+export type EncodedMotionField = MotionFieldWire;
 
 /**
  * Encodes `motion` (cells of `grid` per step of `stepMinutes`, v southward) as the metadata's
@@ -70,10 +51,6 @@ export function encodeMotion(
     largest = Math.max(largest, Math.abs(east[i]!), Math.abs(north[i]!));
   }
   const scale = largest > 0 ? largest / 127 : 1e-6;
-  const quantise = (values: Float64Array) =>
-    Buffer.from(Int8Array.from(values, (value) => Math.round(value / scale)).buffer).toString(
-      'base64',
-    );
   const cellDeg = (d: number) => d * motion.factor * k;
   return {
     encoding: 'int8-base64',
@@ -85,14 +62,16 @@ export function encodeMotion(
     dLat: cellDeg(grid.dLat),
     unit: 'degrees per minute',
     scale,
-    u: quantise(east),
-    v: quantise(north),
+    u: int8Base64(east, scale),
+    v: int8Base64(north, scale),
   };
 }
 
 /** Decodes one component of an encoded field (degrees per minute, row-major, row 0 north). */
 export function decodeMotionComponent(field: EncodedMotionField, which: 'u' | 'v'): Float64Array {
-  const bytes = Buffer.from(field[which], 'base64');
-  const signed = new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+  const signed = int8FromBase64(field[which]);
+  if (signed === undefined) throw new RangeError(`motion.${which} is not base64`);
   return Float64Array.from(signed, (value) => value * field.scale);
 }
+
+export { MAX_MOTION_COLUMNS };
