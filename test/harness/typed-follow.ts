@@ -3,6 +3,8 @@
  * producer, whatever the feed: the test says how to put files into its feed and how to read
  * the published archives; this checks what the producer made of them.
  */
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { readArchiveMetadata } from '../../src/pmtiles/archive-metadata';
 import { FLAG_PRODUCT_LEVEL, PRODUCT_LEVEL } from '../fixtures/mrms-frames';
 import {
@@ -38,6 +40,23 @@ export interface TypedFollowFeed {
   archive(timestamp: string): Promise<Buffer>;
   /** Something that changes whenever `timestamp`'s archive is written again (mtime, ETag). */
   version(timestamp: string): Promise<unknown>;
+}
+
+/**
+ * The published-archive side of a feed whose producer writes into `archives()` (a data
+ * directory): its archive of a timestamp, and the file's inode and mtime as its version.
+ */
+export function dataDirArchives(
+  archives: () => string,
+): Pick<TypedFollowFeed, 'archive' | 'version'> {
+  const archivePath = (timestamp: string) => path.join(archives(), `${timestamp}.pmtiles`);
+  return {
+    archive: (timestamp) => fs.readFile(archivePath(timestamp)),
+    async version(timestamp) {
+      const stat = await fs.stat(archivePath(timestamp));
+      return [stat.ino, stat.mtimeMs];
+    },
+  };
 }
 
 /** The files present before the producer starts. */

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { startProducer, type ProducerProcess } from '../harness/mrms-producer';
 import {
   checkTypedFollow,
+  dataDirArchives,
   putInitialFiles,
   TYPED_FOLLOW_ENV,
   type TypedFollowFeed,
@@ -26,7 +27,6 @@ let root: string;
 let producer: ProducerProcess | undefined;
 
 const folder = (product: string) => path.join(root, 'CONUS', product);
-const archivePath = (timestamp: string) => path.join(root, 'archives', `${timestamp}.pmtiles`);
 
 const feed: TypedFollowFeed = {
   async put(product, files) {
@@ -34,11 +34,7 @@ const feed: TypedFollowFeed = {
     await fs.mkdir(day, { recursive: true });
     for (const file of files) await fs.writeFile(path.join(day, file.name), file.bytes);
   },
-  archive: (timestamp) => fs.readFile(archivePath(timestamp)),
-  async version(timestamp) {
-    const stat = await fs.stat(archivePath(timestamp));
-    return [stat.ino, stat.mtimeMs];
-  },
+  ...dataDirArchives(() => path.join(root, 'archives')),
 };
 
 beforeAll(async () => {

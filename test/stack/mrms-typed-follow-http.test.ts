@@ -15,6 +15,7 @@ import { startMrmsDirectoryServer, type MrmsDirectoryServer } from '../harness/m
 import { startProducer, type ProducerProcess } from '../harness/mrms-producer';
 import {
   checkTypedFollow,
+  dataDirArchives,
   putInitialFiles,
   TYPED_FOLLOW_ENV,
   type TypedFollowFeed,
@@ -32,18 +33,13 @@ let server: MrmsDirectoryServer | undefined;
 let producer: ProducerProcess | undefined;
 
 const served = (product: string) => path.join(root, 'served', folderName(product));
-const archivePath = (timestamp: string) => path.join(root, 'archives', `${timestamp}.pmtiles`);
 
 const feed: TypedFollowFeed = {
   async put(product, files) {
     await fs.mkdir(served(product), { recursive: true });
     for (const file of files) await fs.writeFile(path.join(served(product), file.name), file.bytes);
   },
-  archive: (timestamp) => fs.readFile(archivePath(timestamp)),
-  async version(timestamp) {
-    const stat = await fs.stat(archivePath(timestamp));
-    return [stat.ino, stat.mtimeMs];
-  },
+  ...dataDirArchives(() => path.join(root, 'archives')),
 };
 
 beforeAll(async () => {

@@ -14,6 +14,7 @@ import { startProducer, type ProducerProcess } from '../harness/mrms-producer';
 import { startS3, type S3TestServer } from '../harness/s3-server';
 import {
   checkTypedFollow,
+  dataDirArchives,
   putInitialFiles,
   TYPED_FOLLOW_ENV,
   type TypedFollowFeed,
@@ -26,17 +27,11 @@ let s3: S3TestServer;
 let root: string;
 let producer: ProducerProcess | undefined;
 
-const archivePath = (timestamp: string) => path.join(root, 'archives', `${timestamp}.pmtiles`);
-
 const feed: TypedFollowFeed = {
   async put(product, files) {
     for (const file of files) await s3.put(noaaKey(`CONUS/${product}/`, file.name), file.bytes);
   },
-  archive: (timestamp) => fs.readFile(archivePath(timestamp)),
-  async version(timestamp) {
-    const stat = await fs.stat(archivePath(timestamp));
-    return [stat.ino, stat.mtimeMs];
-  },
+  ...dataDirArchives(() => path.join(root, 'archives')),
 };
 
 beforeAll(async () => {
