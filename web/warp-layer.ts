@@ -8,21 +8,17 @@
  * (a globe would need the projection's own vertex shader prelude).
  */
 import type { CustomLayerInterface, Map as MapLibreMap } from 'maplibre-gl';
+import type { WarpPair } from './motion-warp';
 import { createWarpProgram, type WarpProgram } from './warp-program';
 
 /** Frame textures kept: the shown transition's two and one more. */
 const KEPT_TEXTURES = 3;
 
-/** One transition's picture: both frames' RGBA, the displacement grid, where it lies. */
-export interface WarpPicture {
-  readonly width: number;
-  readonly height: number;
-  /** RGBA of A and B; the same array again means the same image (its texture is reused). */
-  readonly a: Uint8ClampedArray;
-  readonly b: Uint8ClampedArray;
-  readonly block: number;
-  readonly dx: Float32Array;
-  readonly dy: Float32Array;
+/**
+ * One transition's picture: both frames' RGBA and the displacement grid (the same array of A
+ * or B again means the same image, whose texture is reused), and where it lies.
+ */
+export interface WarpPicture extends WarpPair {
   /** Web Mercator corners, 0 to 1: left, top, right, bottom. */
   readonly bounds: readonly [number, number, number, number];
 }
