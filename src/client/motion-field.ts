@@ -5,7 +5,11 @@
  * instead of cross-fading in place. The wire form is small (tens of KB): two base64 strings of
  * int8 values times `scale`, at most 128 columns.
  */
-import { int8FromBase64, MAX_MOTION_COLUMNS } from '../domain/motion-field-wire';
+import {
+  int8FromBase64,
+  MAX_MOTION_COLUMNS,
+  type MotionGeometry,
+} from '../domain/motion-field-wire';
 import { RadarResponseError } from './errors';
 
 export { MAX_MOTION_COLUMNS };
@@ -16,17 +20,7 @@ export const MAX_MOTION_ROWS = 1024;
  * A decoded motion field. Cell (col, row) has its centre at
  * (`west + (col + 0.5) * dLon`, `north - (row + 0.5) * dLat`); row 0 is the northernmost.
  */
-export interface RadarMotionField {
-  readonly width: number;
-  readonly height: number;
-  /** West edge of column 0, degrees. */
-  readonly west: number;
-  /** North edge of row 0, degrees. */
-  readonly north: number;
-  /** Cell width in degrees of longitude (positive). */
-  readonly dLon: number;
-  /** Cell height in degrees of latitude (positive). */
-  readonly dLat: number;
+export interface RadarMotionField extends MotionGeometry {
   /** Eastward displacement, degrees of longitude per minute, row-major (`width * height`). */
   readonly u: Float32Array;
   /** Northward displacement, degrees of latitude per minute, row-major. */

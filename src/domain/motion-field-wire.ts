@@ -13,9 +13,8 @@
 /** Widest field: 128 columns x 64 rows of CONUS is 16 KB of bytes, 22 KB of base64. */
 export const MAX_MOTION_COLUMNS = 128;
 
-/** The `motion` object of a forecast frame. */
-export interface MotionFieldWire {
-  readonly encoding: 'int8-base64';
+/** Where a motion field's cells lie: a lon/lat grid, cell (0, 0) at the north-west corner. */
+export interface MotionGeometry {
   readonly width: number;
   readonly height: number;
   /** Outer west edge of column 0, degrees. */
@@ -26,6 +25,11 @@ export interface MotionFieldWire {
   readonly dLon: number;
   /** Cell height, degrees of latitude (positive). */
   readonly dLat: number;
+}
+
+/** The `motion` object of a forecast frame. */
+export interface MotionFieldWire extends MotionGeometry {
+  readonly encoding: 'int8-base64';
   readonly unit: 'degrees per minute';
   /** Degrees per minute of one int8 step. */
   readonly scale: number;
