@@ -5,17 +5,16 @@
  * the map frames hold observed and forecast frames alike, while a forecast never takes an
  * observed frame's URL.
  */
-import { parseForecastKey } from '../domain/forecast-frames';
-
-const TIMESTAMP = /^[0-9]{12}$/;
+import { forecastPathStem, parseForecastKey } from '../domain/forecast-frames';
+import { hasTimestampShape } from '../domain/timestamps';
 
 /**
  * The service path of a frame without its suffix: `/tiles/202611281200` or
  * `/forecasts/202611281200/30`. Throws `RangeError` for any other key.
  */
 export function framePathStem(key: string): string {
-  if (TIMESTAMP.test(key)) return `/tiles/${key}`;
+  if (hasTimestampShape(key)) return `/tiles/${key}`;
   const forecast = parseForecastKey(key);
-  if (forecast !== undefined) return `/forecasts/${forecast.base}/${forecast.lead}`;
+  if (forecast !== undefined) return forecastPathStem(forecast);
   throw new RangeError(`not a 12-digit timestamp nor a forecast frame key: ${key}`);
 }

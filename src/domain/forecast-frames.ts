@@ -66,7 +66,15 @@ export function forecastValidTimestamp({ base, lead }: ForecastFrameId): string 
   return formatTimestamp(baseMs + lead * 60_000);
 }
 
+/**
+ * The public path of a forecast frame without suffix, `/forecasts/{base}/{lead}`: what its
+ * archive, TileJSON and tile paths extend, on the server and in the client alike.
+ */
+export function forecastPathStem({ base, lead }: ForecastFrameId): string {
+  return `/forecasts/${base}/${lead}`;
+}
+
 /** The public path of a forecast frame's archive: `/forecasts/{base}/{lead}.pmtiles`. */
-export function forecastArchivePath({ base, lead }: ForecastFrameId): string {
-  return `/forecasts/${base}/${lead}.pmtiles`;
+export function forecastArchivePath(id: ForecastFrameId): string {
+  return `${forecastPathStem(id)}.pmtiles`;
 }

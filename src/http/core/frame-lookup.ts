@@ -7,7 +7,12 @@
  * frames by base and lead, and readable while the forecast catalog holds them.
  */
 import type { ForecastCatalogReader } from '../../domain/forecast-catalog';
-import { forecastKey, parseForecastKey, parseLead } from '../../domain/forecast-frames';
+import {
+  forecastKey,
+  forecastPathStem,
+  parseForecastKey,
+  parseLead,
+} from '../../domain/forecast-frames';
 import type { ArchiveMeta, CatalogReader } from '../../domain/ports';
 import { parseTimestamp } from '../../domain/timestamps';
 import { BadRequestError, NotFoundError } from '../../errors';
@@ -108,10 +113,7 @@ export function forecastFrames(forecasts: ForecastCatalogReader): FrameLookup {
         return answer(found);
       });
     },
-    path(meta) {
-      const id = parseForecastKey(meta.timestamp)!;
-      return `/forecasts/${id.base}/${id.lead}`;
-    },
+    path: (meta) => forecastPathStem(parseForecastKey(meta.timestamp)!),
     tileJsonFields: ['forecast', 'motion'],
   };
 }
