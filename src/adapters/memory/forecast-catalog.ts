@@ -5,23 +5,20 @@
 import {
   createForecastView,
   EMPTY_FORECAST_VIEW,
-  EMPTY_MANIFEST,
   type ForecastCatalogReader,
   type ForecastCatalogWriter,
-  type ForecastManifest,
 } from '../../domain/forecast-catalog';
 
 export type MemoryForecastCatalog = ForecastCatalogReader & ForecastCatalogWriter;
 
 /** An empty in-memory forecast catalog. */
 export function createMemoryForecastCatalog(): MemoryForecastCatalog {
-  let manifest: ForecastManifest = EMPTY_MANIFEST;
+  // The view keeps the manifest it was built from: that is what `read` answers.
   let view = EMPTY_FORECAST_VIEW;
   return {
     current: () => view,
-    read: async () => manifest,
+    read: async () => view.manifest,
     async write(next) {
-      manifest = next;
       view = createForecastView(view.version + 1, next);
     },
   };
