@@ -95,18 +95,22 @@ export function forecastFrames(forecasts: ForecastCatalogReader): FrameLookup {
       schemeTile: FORECAST_SCHEME_TILE_ROUTE,
     },
     valid,
-    withMeta(id, answer) {
-      if (!valid(id)) throw new BadRequestError();
-      const base = id[0]!;
-      const key = forecastKey({ base, lead: parseLead(id[1]!)! });
+    withMeta([base, leadSegment], answer) {
+      // As for observed frames, a held frame answers from the one view lookup: the view holds
+      // only well-formed keys, so a hit's base is a timestamp (the tile answer has checked the
+      // id already). A miss is checked (400) before anything else is asked.
+      const lead = parseLead(leadSegment!);
+      if (lead === undefined) throw new BadRequestError();
+      const key = forecastKey({ base: base!, lead });
       const view = forecasts.current();
       const meta = view.get(key);
       if (meta !== undefined) return answer(meta);
+      if (parseTimestamp(base!) === undefined) throw new BadRequestError();
       // A base newer than the one listed here may be listed in the shared manifest already
       // (this replica has not heard yet): asked there, so no replica answers 404 for a frame
       // another one lists. The listed base and older ones are answered from memory.
       const listed = view.listedBase;
-      if (forecasts.find === undefined || (listed !== undefined && base <= listed))
+      if (forecasts.find === undefined || (listed !== undefined && base! <= listed))
         throw new NotFoundError();
       return forecasts.find(key).then((found) => {
         if (found === undefined) throw new NotFoundError();
