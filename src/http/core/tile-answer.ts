@@ -67,6 +67,8 @@ function tileEtag(
 interface TileTarget {
   readonly meta: ArchiveMeta;
   readonly coords: TileCoordinates;
+  /** The PMTiles tile id of `coords`, computed once per request. */
+  readonly tileId: number;
   /** The colour scheme of a scheme URL; undefined: the stored bytes. */
   readonly scheme: TileScheme | undefined;
 }
@@ -105,7 +107,7 @@ export function createTileAnswerer(
   /** The tile's bytes answer (`window` undefined: the archive holds no tile there). */
   const send = (
     request: CoreRequest,
-    { meta, coords, scheme }: TileTarget,
+    { meta, tileId, scheme }: TileTarget,
     headers: string[],
     encoding: string | undefined,
     window: ByteWindow | undefined,
@@ -127,7 +129,7 @@ export function createTileAnswerer(
         : { status: 200, route, headers, length, body };
     }
     // In a scheme even HEAD needs the bytes: the length is the recoloured tile's.
-    const key = recoloured.key(meta, zxyToTileId(coords.z, coords.x, coords.y), scheme);
+    const key = recoloured.key(meta, tileId, scheme);
     const kept = recoloured.get(key);
     if (kept !== undefined) return { status: 200, route, headers, length: kept.length, body: kept };
     const rewrite = (stored: Buffer): Answer => {
@@ -188,8 +190,8 @@ export function createTileAnswerer(
     const scheme = schemeId === undefined ? undefined : schemes.get(schemeId);
     if (schemeId !== undefined && scheme === undefined) throw new BadRequestError();
     return frames.withMeta(id, (meta) => {
-      const target: TileTarget = { meta, coords, scheme };
       const tileId = zxyToTileId(coords.z, coords.x, coords.y);
+      const target: TileTarget = { meta, coords, tileId, scheme };
       const located = deps.tiles.peek(meta, tileId);
       if (located !== undefined)
         return answer(request, target, located.header, located.window, caller);
