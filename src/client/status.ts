@@ -6,7 +6,7 @@
  * forecast frames of the latest published nowcast; a server that predates forecasts omits the
  * field, which reads as none.
  */
-import { forecastValidTimestamp, parseLead } from '../domain/forecast-frames';
+import { forecastKey, forecastValidTimestamp, parseLead } from '../domain/forecast-frames';
 import { parseTimestamp } from '../domain/timestamps';
 import { RadarResponseError } from './errors';
 
@@ -74,7 +74,7 @@ export function parseRadarStatus(body: unknown): RadarStatus {
   if (forecasts !== undefined && !Array.isArray(forecasts))
     throw new RadarResponseError('status.forecasts is not an array');
   const listed = (forecasts ?? []).map(parseForecast);
-  const unique = [...new Map(listed.map((f) => [`${f.base}-${f.lead}`, f])).values()].sort(
+  const unique = [...new Map(listed.map((f) => [forecastKey(f), f])).values()].sort(
     (a, b) => a.valid.localeCompare(b.valid) || a.lead - b.lead,
   );
   return { healthy, latest, timestamps: sorted, forecasts: unique };
