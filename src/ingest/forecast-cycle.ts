@@ -20,11 +20,9 @@ import type { Logger } from '../logger';
 import { createForecastObjectCheck } from './forecast-object-check';
 import { decideListing, type ValidFrame } from './forecast-listing';
 import type { IngestEvents, IngestRejectionReason } from './ingest-events';
-import { createObjectBackoff } from './object-backoff';
+import { createObjectBackoff, objectVersion } from './object-backoff';
+import { HEAD_BYTES } from './ingest-cycle';
 import { classifyReadFailure, describeReadFailure } from './read-failure';
-
-/** Bytes read to validate a header (the same as for observed archives). */
-const HEAD_BYTES = 16384;
 
 export interface ForecastCycleOptions extends IngestEvents {
   readonly source: ArchiveSource;
@@ -52,8 +50,6 @@ export interface ForecastCycle {
   tracked(): { readonly rejected: number; readonly failing: number };
 }
 
-const version = (o: StoredObject) => `${o.size}:${o.etag}:${o.lastModified.getTime()}`;
-
 export function createForecastCycle(options: ForecastCycleOptions): ForecastCycle {
   const { source, catalog, logger } = options;
   const now = options.now ?? Date.now;
@@ -65,7 +61,7 @@ export function createForecastCycle(options: ForecastCycleOptions): ForecastCycl
   let listedBase: string | undefined;
 
   const reject = (object: StoredObject, reason: IngestRejectionReason) => {
-    rejected.set(object.name, version(object));
+    rejected.set(object.name, objectVersion(object));
     logger.warn({ object: object.name, size: object.size, reason }, 'forecast archive rejected');
     options.onRejected?.(object.name, reason);
   };
@@ -81,7 +77,7 @@ export function createForecastCycle(options: ForecastCycleOptions): ForecastCycl
     } catch (err) {
       const reason = classifyReadFailure(err);
       if (reason === 'store') throw new ForecastStoreFailure(err);
-      const failure = backoff.fail(object.name, version(object), reason, now());
+      const failure = backoff.fail(object.name, objectVersion(object), reason, now());
       if (failure.attempts === 1)
         logger.warn(
           { object: object.name, reason, err: describeReadFailure(err) },
@@ -94,7 +90,7 @@ export function createForecastCycle(options: ForecastCycleOptions): ForecastCycl
 
   /** Validates one forecast object unless its version is already known. */
   const consider = async (object: StoredObject, id: ForecastFrameId) => {
-    const v = version(object);
+    const v = objectVersion(object);
     if (valid.get(object.name)?.version === v || rejected.get(object.name) === v) return;
     valid.delete(object.name);
     if ((parseTimestamp(id.base) ?? 0) > now() + FUTURE_SKEW_MS) return;

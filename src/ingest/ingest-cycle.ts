@@ -28,7 +28,7 @@ import { parseTimestamp, timestampFromFileName } from '../domain/timestamps';
 import type { Logger } from '../logger';
 import { validateArchiveHead } from '../pmtiles/validate';
 import { createExpiredDeleter } from './expired-deleter';
-import { createObjectBackoff } from './object-backoff';
+import { createObjectBackoff, objectVersion } from './object-backoff';
 import { createStructureCheck } from './structure-check';
 import {
   type IngestEvents,
@@ -67,9 +67,6 @@ class StoreFailure extends Error {
   }
 }
 
-const version = (o: { size: number; etag: string; lastModified: Date }) =>
-  `${o.size}:${o.etag}:${o.lastModified.getTime()}`;
-
 export function createIngestCycle(options: IngestCycleOptions): IngestCycle {
   const { source, catalog, logger } = options;
   const now = options.now ?? Date.now;
@@ -81,7 +78,7 @@ export function createIngestCycle(options: IngestCycleOptions): IngestCycle {
   const backoff = createObjectBackoff();
 
   const reject = (object: StoredObject, reason: IngestRejectionReason) => {
-    rejected.set(object.name, version(object));
+    rejected.set(object.name, objectVersion(object));
     logger.warn(
       { object: object.name, size: object.size, reason },
       'archive rejected; not published',
@@ -116,7 +113,7 @@ export function createIngestCycle(options: IngestCycleOptions): IngestCycle {
     } catch (err) {
       const reason = classifyReadFailure(err);
       if (reason === 'store') throw new StoreFailure(err);
-      const failure = backoff.fail(object.name, version(object), reason, now());
+      const failure = backoff.fail(object.name, objectVersion(object), reason, now());
       const fields = {
         object: object.name,
         reason,
@@ -147,14 +144,14 @@ export function createIngestCycle(options: IngestCycleOptions): IngestCycle {
     const timestamp = timestampFromFileName(object.name);
     const epochMs = timestamp === undefined ? undefined : parseTimestamp(timestamp);
     if (epochMs !== undefined && epochMs < cutoffMs) return timestamp; // retention decides
-    if (rejected.get(object.name) === version(object)) return undefined;
+    if (rejected.get(object.name) === objectVersion(object)) return undefined;
     if (timestamp === undefined || epochMs === undefined) return void reject(object, 'bad-name');
     if (epochMs > now() + FUTURE_SKEW_MS) return undefined; // reconsidered on later passes
     const current = published.get(timestamp);
-    const unchanged = current !== undefined && version(current) === version(object);
+    const unchanged = current !== undefined && objectVersion(current) === objectVersion(object);
     const revalidating = unchanged && reported.has(timestamp);
     if (unchanged && !revalidating) return timestamp;
-    if (backoff.waiting(object.name, version(object), now())) {
+    if (backoff.waiting(object.name, objectVersion(object), now())) {
       if (current && !unchanged) await unpublish(timestamp, 'replaced-unreadable');
       return unchanged ? timestamp : undefined;
     }

@@ -8,6 +8,16 @@
 import { backoffMs } from '../shared/backoff';
 import type { ReadFailureReason } from './read-failure';
 
+/**
+ * An object's version (size, ETag and date): what the backoff and the cycles' memory of valid
+ * and rejected objects are keyed by, so a rewritten object is read afresh.
+ */
+export const objectVersion = (o: {
+  readonly size: number;
+  readonly etag: string;
+  readonly lastModified: Date;
+}): string => `${o.size}:${o.etag}:${o.lastModified.getTime()}`;
+
 export const BACKOFF_BASE_MS = 2_000;
 export const BACKOFF_MAX_MS = 5 * 60_000;
 

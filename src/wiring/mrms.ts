@@ -20,7 +20,6 @@ import type { FileFeed, FileVerdictStore, FrameSink } from '../domain/producer-p
 import { createLogger, type Logger } from '../logger';
 import { createMrmsMetrics, mrmsGauges } from '../observability/mrms-metrics';
 import { createRegistry } from '../observability/registry';
-import { movable } from '../render/movable-view';
 import { processInstanceName } from '../shared/process-name';
 import { createFlagPairing } from '../sources/mrms/flag-pairing';
 import {
@@ -28,7 +27,12 @@ import {
   DEFAULT_MAX_FILE_BYTES,
   type MrmsFollower,
 } from '../sources/mrms/mrms-follower';
-import { createMrmsPool, MRMS_FRAME_MODULE, type MrmsFrameInput } from '../sources/mrms/mrms-frame';
+import {
+  createMrmsPool,
+  MRMS_FRAME_MODULE,
+  movableMrmsInput,
+  type MrmsFrameInput,
+} from '../sources/mrms/mrms-frame';
 import { startAdminServedProcess } from './admin-served-process';
 import { closer, type Component } from './component';
 import { openUploadArchives } from './open-archives';
@@ -113,19 +117,13 @@ export function mrmsFollowerComponent(
   const pool = createMrmsPool({ size: mrms.workers, maxZoom: mrms.maxZoom });
   const loader = { module: MRMS_FRAME_MODULE, options: { maxZoom: mrms.maxZoom } };
   const nowcast = nowcastPublisher(sink, options.nowcast, loader, logger, options.registry);
-  // With a nowcast the pool gets copies: the follower hands the input on after publishing.
-  const own = (bytes: Uint8Array) => (nowcast ? new Uint8Array(bytes) : bytes);
   const follower = createMrmsFollower({
     feed,
     sink,
     convert: (input: MrmsFrameInput) => {
-      const { view, transfer } = movable(own(input.bytes));
-      const flag = input.flag && movable(own(input.flag.bytes));
-      const flagInput = input.flag && flag && { name: input.flag.name, bytes: flag.view };
-      return pool.render({ ...input, bytes: view, flag: flagInput }, [
-        ...transfer,
-        ...(flag?.transfer ?? []),
-      ]);
+      // With a nowcast the pool gets copies: the follower hands the input on after publishing.
+      const moved = movableMrmsInput(input, nowcast !== undefined);
+      return pool.render(moved.input, moved.transfer);
     },
     pairing:
       types &&
@@ -148,22 +146,16 @@ export function mrmsFollowerComponent(
     onPublished:
       nowcast &&
       ((timestamp, input) => {
-        const bytes = movable(input.bytes);
-        const flag = input.flag && movable(input.flag.bytes);
-        const moved = {
-          ...input,
-          bytes: bytes.view,
-          flag: flag && { ...input.flag!, bytes: flag.view },
-        };
-        nowcast.observe(timestamp, moved, [...bytes.transfer, ...(flag?.transfer ?? [])]);
+        const moved = movableMrmsInput(input);
+        nowcast.observe(timestamp, moved.input, moved.transfer);
       }),
     // After a restart, the frames of the last baseline found published are read back for the
     // nowcast's echo images, so the first new frame gets its forecasts.
     recall: nowcast && {
       windowMs: BASELINE_MINUTES * 60_000,
       onRecalled: (timestamp, input) => {
-        const bytes = movable(input.bytes);
-        nowcast.recall(timestamp, { ...input, bytes: bytes.view }, bytes.transfer);
+        const moved = movableMrmsInput(input);
+        nowcast.recall(timestamp, moved.input, moved.transfer);
       },
     },
   });

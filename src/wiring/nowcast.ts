@@ -17,7 +17,12 @@ import type { WorkerJobSpec } from '../render/worker-job';
  */
 const NOWCAST_WORKER_LIMITS = Object.freeze({ maxOldGenerationSizeMb: 256 });
 
-/** The publisher of `loader`'s frames into `sink`, or `undefined` when the nowcast is off. */
+/**
+ * The publisher of `loader`'s frames into `sink`, or `undefined` when the nowcast is off. Its
+ * lines carry `part: 'nowcast'`, not a `component`: the nowcast is part of a producer whose
+ * logger may already name the replica's component (`simulator`, `mrms`), and a second
+ * `component` would write that key twice in one JSON line.
+ */
 export function nowcastPublisher(
   sink: FrameSink,
   settings: NowcastSettings | undefined,
@@ -28,7 +33,7 @@ export function nowcastPublisher(
   if (settings === undefined || !settings.enabled) return undefined;
   return createNowcastPublisher({
     sink,
-    logger: logger.child({ component: 'nowcast' }),
+    logger: logger.child({ part: 'nowcast' }),
     leads: settings.leads,
     loader,
     events: registry ? createNowcastMetrics(registry) : undefined,

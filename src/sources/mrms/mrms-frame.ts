@@ -6,6 +6,7 @@
  */
 import { formatTimestamp } from '../../domain/timestamps';
 import { readArchiveMetadata } from '../../pmtiles/archive-metadata';
+import { movable } from '../../render/movable-view';
 import { createRenderPool, type RenderPool } from '../../render/render-pool';
 import { checkFrameRenderOptions, renderFrame } from '../../render/render-frame';
 import {
@@ -189,6 +190,28 @@ export function createMrmsPool(options: MrmsPoolOptions): RenderPool<MrmsFrameIn
     job: { module: MRMS_FRAME_MODULE, options: frame },
     resourceLimits: MRMS_WORKER_LIMITS,
   });
+}
+
+/**
+ * `input` ready to post to a worker (the render pool's or the nowcast's): its file's and its
+ * flag's bytes through {@link movable}, and the buffers to transfer. With `copy` both are first
+ * copied, so the caller's bytes stay whole for a second worker after this one.
+ */
+export function movableMrmsInput(
+  input: MrmsFrameInput,
+  copy = false,
+): { readonly input: MrmsFrameInput; readonly transfer: ArrayBuffer[] } {
+  const own = (bytes: Uint8Array) => movable(copy ? new Uint8Array(bytes) : bytes);
+  const bytes = own(input.bytes);
+  const flag = input.flag && own(input.flag.bytes);
+  return {
+    input: {
+      ...input,
+      bytes: bytes.view,
+      flag: input.flag && flag && { ...input.flag, bytes: flag.view },
+    },
+    transfer: [...bytes.transfer, ...(flag?.transfer ?? [])],
+  };
 }
 
 /** This module as a job module: the render pool's job, and the nowcast's frame loader. */
